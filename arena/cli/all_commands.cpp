@@ -1,0 +1,17 @@
+// The list of subcommands. A new subcommand adds its registrar declaration and one entry here.
+#include <array>
+
+#include "arena/cli/command.h"
+
+namespace arena::cli {
+
+void add_version_command(CLI::App& root, Action& action);
+
+std::span<const Registrar> all_commands() {
+  static constexpr std::array registrars{
+      &add_version_command,
+  };
+  return registrars;
+}
+
+}  // namespace arena::cli

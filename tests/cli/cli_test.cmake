@@ -1,0 +1,21 @@
+# End-to-end checks of the arena executable's command line: help, version, usage errors.
+# Run by CTest as: cmake -DARENA=<path to arena> -P cli_test.cmake
+function(expect_run)
+  cmake_parse_arguments(ARG "" "CODE;MATCH" "ARGS" ${ARGN})
+  execute_process(COMMAND ${ARENA} ${ARG_ARGS} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL ARG_CODE)
+    message(FATAL_ERROR "arena ${ARG_ARGS}: exit code ${code}, expected ${ARG_CODE}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${ARG_MATCH}")
+    message(FATAL_ERROR "arena ${ARG_ARGS}: output does not match '${ARG_MATCH}'\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+  message(STATUS "ok: arena ${ARG_ARGS} -> ${code}")
+endfunction()
+
+expect_run(ARGS --help CODE 0 MATCH "Subcommands:")
+expect_run(ARGS --version CODE 0 MATCH "arena [0-9]+\\.[0-9]+\\.[0-9]+.*cuda: (on|off).*simd: (scalar|avx2|avx512)")
+expect_run(ARGS version CODE 0 MATCH "simd:")
+expect_run(ARGS no-such-command CODE 2 MATCH "error: unknown subcommand 'no-such-command'.*Usage:")
+expect_run(ARGS --no-such-flag CODE 2 MATCH "error: .*no-such-flag.*Usage:")
+expect_run(ARGS version --bogus CODE 2 MATCH "error: .*bogus")
+expect_run(ARGS "" CODE 2 MATCH "error: ")

@@ -1,0 +1,30 @@
+// Locating ../shared/testdata for conformance tests, and skipping cleanly when it is absent.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace arena::test {
+
+// The shared test data folder: $ARENA_TESTDATA if set, else <source>/../shared/testdata;
+// nullopt when that folder does not exist.
+std::optional<std::filesystem::path> testdata_dir();
+
+// <testdata>/<relative> when it exists, else nullopt.
+std::optional<std::filesystem::path> testdata_file(const std::string& relative);
+
+}  // namespace arena::test
+
+// Binds `var` to the test data path `relative`, or reports the test skipped (with the reason in
+// the output) and returns from the test case when the data is absent.
+#define ARENA_REQUIRE_TESTDATA(var, relative)                                  \
+  const auto var##_opt = ::arena::test::testdata_file(relative);               \
+  if (!var##_opt) {                                                            \
+    WARN("SKIPPED: test data '" << (relative)                                  \
+                                << "' not found (set ARENA_TESTDATA or put "   \
+                                   "shared/testdata beside the source tree)"); \
+    return;                                                                    \
+  }                                                                            \
+  const std::filesystem::path var = *var##_opt
