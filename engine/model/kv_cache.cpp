@@ -1,0 +1,134 @@
+// Paged KV cache storage with F32, F16 or Q8_0 rows.
+#include "engine/model/kv_cache.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/half.h"
+
+namespace engine {
+
+namespace {
+
+constexpr int32_t kQ8Block = 32;                         // values per Q8_0 block
+constexpr size_t kQ8BlockBytes = sizeof(uint16_t) + 32;  // f16 scale + 32 int8
+
+// Bytes of `n` values of `dtype`.
+size_t row_bytes(KvDtype dtype, int32_t n) {
+  switch (dtype) {
+    case KvDtype::F32: return 4 * static_cast<size_t>(n);
+    case KvDtype::F16: return 2 * static_cast<size_t>(n);
+    case KvDtype::Q8_0: return static_cast<size_t>(n / kQ8Block) * kQ8BlockBytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* to_string(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::F32: return "f32";
+    case KvDtype::F16: return "f16";
+    case KvDtype::Q8_0: return "q8_0";
+  }
+  return "?";
+}
+
+size_t KvCacheShape::bytes_per_token() const {
+  return 2 * static_cast<size_t>(num_layers) * row_bytes(dtype, num_kv_heads * head_dim);
+}
+
+PagedKvCache::PagedKvCache(const KvCacheShape& shape, int32_t num_blocks)
+    : shape_(shape),
+      num_blocks_(num_blocks),
+      token_bytes_(row_bytes(shape.dtype, shape.num_kv_heads * shape.head_dim)),
+      k_(shape.num_layers),
+      v_(shape.num_layers) {
+  assert(shape.dtype != KvDtype::Q8_0 || shape.head_dim % kQ8Block == 0);
+  const size_t layer_bytes = static_cast<size_t>(num_blocks) * shape.block_size * token_bytes_;
+  for (int32_t l = 0; l < shape.num_layers; ++l) {
+    k_[l].resize(layer_bytes);
+    v_[l].resize(layer_bytes);
+  }
+}
+
+size_t PagedKvCache::offset(int32_t block, int32_t slot) const {
+  assert(block >= 0 && block < num_blocks_ && slot >= 0 && slot < shape_.block_size);
+  return (static_cast<size_t>(block) * shape_.block_size + slot) * token_bytes_;
+}
+
+void PagedKvCache::store(std::vector<std::byte>& dst, size_t at, std::span<const float> src) const {
+  std::byte* out = dst.data() + at;
+  switch (shape_.dtype) {
+    case KvDtype::F32: std::memcpy(out, src.data(), src.size_bytes()); return;
+    case KvDtype::F16:
+      for (size_t i = 0; i < src.size(); ++i) {
+        const uint16_t h = kernels::f32_to_f16(src[i]);
+        std::memcpy(out + 2 * i, &h, 2);
+      }
+      return;
+    case KvDtype::Q8_0:
+      for (size_t b = 0; b < src.size() / kQ8Block; ++b) {
+        const float* x = src.data() + b * kQ8Block;
+        float amax = 0;
+        for (int i = 0; i < kQ8Block; ++i) amax = std::max(amax, std::fabs(x[i]));
+        const float d = amax / 127.0f;
+        const float id = d != 0 ? 1.0f / d : 0.0f;
+        const uint16_t dh = kernels::f32_to_f16(d);
+        std::byte* blk = out + b * kQ8BlockBytes;
+        std::memcpy(blk, &dh, 2);
+        for (int i = 0; i < kQ8Block; ++i) {
+          const auto q = static_cast<int8_t>(std::lround(x[i] * id));
+          std::memcpy(blk + 2 + i, &q, 1);
+        }
+      }
+      return;
+  }
+}
+
+void PagedKvCache::load(const std::vector<std::byte>& src, size_t at, std::span<float> dst) const {
+  const std::byte* in = src.data() + at;
+  switch (shape_.dtype) {
+    case KvDtype::F32: std::memcpy(dst.data(), in, dst.size_bytes()); return;
+    case KvDtype::F16:
+      for (size_t i = 0; i < dst.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        dst[i] = kernels::f16_to_f32(h);
+      }
+      return;
+    case KvDtype::Q8_0:
+      for (size_t b = 0; b < dst.size() / kQ8Block; ++b) {
+        const std::byte* blk = in + b * kQ8BlockBytes;
+        uint16_t dh;
+        std::memcpy(&dh, blk, 2);
+        const float d = kernels::f16_to_f32(dh);
+        for (int i = 0; i < kQ8Block; ++i)
+          dst[b * kQ8Block + i] = d * static_cast<float>(static_cast<int8_t>(blk[2 + i]));
+      }
+      return;
+  }
+}
+
+void PagedKvCache::write(int32_t layer, int32_t block, int32_t slot, std::span<const float> k,
+                         std::span<const float> v) {
+  assert(k.size() == static_cast<size_t>(shape_.num_kv_heads * shape_.head_dim) && v.size() == k.size());
+  const size_t at = offset(block, slot);
+  store(k_[layer], at, k);
+  store(v_[layer], at, v);
+}
+
+void PagedKvCache::read_k(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const {
+  load(k_[layer], offset(block, slot), out);
+}
+
+void PagedKvCache::read_v(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const {
+  load(v_[layer], offset(block, slot), out);
+}
+
+std::span<const std::byte> PagedKvCache::k_data(int32_t layer) const { return k_[layer]; }
+std::span<const std::byte> PagedKvCache::v_data(int32_t layer) const { return v_[layer]; }
+
+}  // namespace engine

@@ -1,0 +1,63 @@
+// Paged KV cache storage: a pool of fixed-size blocks per layer, addressed by block id. Which
+// sequence owns which block is the KvCacheManager's business (engine II); this class only
+// stores and returns rows.
+//
+// Layout per layer and per K/V: [num_blocks, block_size, num_kv_heads, head_dim] of `dtype`
+// (Q8_0 rows are quantized per head: head_dim must be a multiple of 32).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace engine {
+
+enum class KvDtype { F32, F16, Q8_0 };
+
+// "f32", "f16", "q8_0".
+const char* to_string(KvDtype dtype);
+
+struct KvCacheShape {
+  int32_t num_layers = 0;
+  int32_t num_kv_heads = 0;
+  int32_t head_dim = 0;
+  int32_t block_size = 16;
+  KvDtype dtype = KvDtype::F16;
+
+  // Bytes of one token's K and V across all layers (2 x layers x kv_heads x head_dim x bytes).
+  size_t bytes_per_token() const;
+  // Bytes of one block across all layers.
+  size_t bytes_per_block() const { return bytes_per_token() * static_cast<size_t>(block_size); }
+};
+
+class PagedKvCache {
+ public:
+  PagedKvCache(const KvCacheShape& shape, int32_t num_blocks);
+
+  const KvCacheShape& shape() const { return shape_; }
+  int32_t num_blocks() const { return num_blocks_; }
+
+  // Stores one token's K and V ([num_kv_heads * head_dim] floats each) at (layer, block, slot).
+  void write(int32_t layer, int32_t block, int32_t slot, std::span<const float> k, std::span<const float> v);
+  // Reads one token's K or V back as floats into `out` ([num_kv_heads * head_dim]).
+  void read_k(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const;
+  void read_v(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const;
+
+  // Raw storage of one layer's K or V: [num_blocks, block_size, num_kv_heads, row_bytes] for kernels.
+  std::span<const std::byte> k_data(int32_t layer) const;
+  std::span<const std::byte> v_data(int32_t layer) const;
+
+ private:
+  size_t offset(int32_t block, int32_t slot) const;
+  void store(std::vector<std::byte>& dst, size_t at, std::span<const float> src) const;
+  void load(const std::vector<std::byte>& src, size_t at, std::span<float> dst) const;
+
+  KvCacheShape shape_;
+  int32_t num_blocks_;
+  size_t token_bytes_;                  // bytes of one token's K (or V) in one layer
+  std::vector<std::vector<std::byte>> k_;  // [layer] -> [num_blocks * block_size * token_bytes_]
+  std::vector<std::vector<std::byte>> v_;
+};
+
+}  // namespace engine
