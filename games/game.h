@@ -3,10 +3,12 @@
 // know which rules are behind it. Moves cross this interface as UCI strings.
 #pragma once
 
+#include <cstdint>
 #include <expected>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace games {
@@ -62,13 +64,19 @@ class Game {
   // A JSON object for the board view: variant, fen, board squares, side, last move, check, outcome.
   virtual std::string to_json() const = 0;
 
+  // Leaf nodes of the legal-move tree `depth` plies deep from the current position.
+  virtual uint64_t perft(int depth) const = 0;
+  // perft(depth - 1) after each legal move, keyed by the move in UCI (depth >= 1).
+  virtual std::vector<std::pair<std::string, uint64_t>> perft_divide(int depth) const = 0;
+
   // An independent copy of the game, history included.
   virtual std::unique_ptr<Game> clone() const = 0;
 };
 
 // A game of `variant` ("chess", "janggi", "janggimodern", "janggicasual", "janggitraditional")
 // from `fen` (the variant's standard start position when empty), or what is wrong.
-std::expected<std::unique_ptr<Game>, GameError> make_game(std::string_view variant, std::string_view fen = {});
+std::expected<std::unique_ptr<Game>, GameError> make_game(std::string_view variant,
+                                                          std::string_view fen = {});
 
 // The variant names make_game accepts.
 std::vector<std::string> game_variants();

@@ -18,9 +18,12 @@ constexpr size_t kQ8BlockBytes = sizeof(uint16_t) + 32;  // f16 scale + 32 int8
 // Bytes of `n` values of `dtype`.
 size_t row_bytes(KvDtype dtype, int32_t n) {
   switch (dtype) {
-    case KvDtype::F32: return 4 * static_cast<size_t>(n);
-    case KvDtype::F16: return 2 * static_cast<size_t>(n);
-    case KvDtype::Q8_0: return static_cast<size_t>(n / kQ8Block) * kQ8BlockBytes;
+    case KvDtype::F32:
+      return 4 * static_cast<size_t>(n);
+    case KvDtype::F16:
+      return 2 * static_cast<size_t>(n);
+    case KvDtype::Q8_0:
+      return static_cast<size_t>(n / kQ8Block) * kQ8BlockBytes;
   }
   return 0;
 }
@@ -29,9 +32,12 @@ size_t row_bytes(KvDtype dtype, int32_t n) {
 
 const char* to_string(KvDtype dtype) {
   switch (dtype) {
-    case KvDtype::F32: return "f32";
-    case KvDtype::F16: return "f16";
-    case KvDtype::Q8_0: return "q8_0";
+    case KvDtype::F32:
+      return "f32";
+    case KvDtype::F16:
+      return "f16";
+    case KvDtype::Q8_0:
+      return "q8_0";
   }
   return "?";
 }
@@ -62,7 +68,9 @@ size_t PagedKvCache::offset(int32_t block, int32_t slot) const {
 void PagedKvCache::store(std::vector<std::byte>& dst, size_t at, std::span<const float> src) const {
   std::byte* out = dst.data() + at;
   switch (shape_.dtype) {
-    case KvDtype::F32: std::memcpy(out, src.data(), src.size_bytes()); return;
+    case KvDtype::F32:
+      std::memcpy(out, src.data(), src.size_bytes());
+      return;
     case KvDtype::F16:
       for (size_t i = 0; i < src.size(); ++i) {
         const uint16_t h = kernels::f32_to_f16(src[i]);
@@ -91,7 +99,9 @@ void PagedKvCache::store(std::vector<std::byte>& dst, size_t at, std::span<const
 void PagedKvCache::load(const std::vector<std::byte>& src, size_t at, std::span<float> dst) const {
   const std::byte* in = src.data() + at;
   switch (shape_.dtype) {
-    case KvDtype::F32: std::memcpy(dst.data(), in, dst.size_bytes()); return;
+    case KvDtype::F32:
+      std::memcpy(dst.data(), in, dst.size_bytes());
+      return;
     case KvDtype::F16:
       for (size_t i = 0; i < dst.size(); ++i) {
         uint16_t h;
@@ -128,7 +138,11 @@ void PagedKvCache::read_v(int32_t layer, int32_t block, int32_t slot, std::span<
   load(v_[layer], offset(block, slot), out);
 }
 
-std::span<const std::byte> PagedKvCache::k_data(int32_t layer) const { return k_[layer]; }
-std::span<const std::byte> PagedKvCache::v_data(int32_t layer) const { return v_[layer]; }
+std::span<const std::byte> PagedKvCache::k_data(int32_t layer) const {
+  return k_[layer];
+}
+std::span<const std::byte> PagedKvCache::v_data(int32_t layer) const {
+  return v_[layer];
+}
 
 }  // namespace engine

@@ -55,7 +55,7 @@ class PagedKvCache {
 
   KvCacheShape shape_;
   int32_t num_blocks_;
-  size_t token_bytes_;                  // bytes of one token's K (or V) in one layer
+  size_t token_bytes_;                     // bytes of one token's K (or V) in one layer
   std::vector<std::vector<std::byte>> k_;  // [layer] -> [num_blocks * block_size * token_bytes_]
   std::vector<std::vector<std::byte>> v_;
 };

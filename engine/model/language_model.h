@@ -13,7 +13,7 @@ namespace engine {
 
 // The hyper-parameters the serving core and the planner need (read from GGUF metadata).
 struct ModelShape {
-  std::string arch;          // "llama", "qwen2", "qwen3"
+  std::string arch;  // "llama", "qwen2", "qwen3"
   int32_t num_layers = 0;
   int32_t embedding_dim = 0;  // n_embd
   int32_t num_heads = 0;

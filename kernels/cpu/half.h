@@ -26,7 +26,7 @@ inline uint16_t f32_to_f16(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
   const uint32_t sign = (x >> 16) & 0x8000;
   const uint32_t abs = x & 0x7fffffff;
-  if (abs > 0x7f800000) return static_cast<uint16_t>(sign | 0x7e00);  // NaN
+  if (abs > 0x7f800000) return static_cast<uint16_t>(sign | 0x7e00);   // NaN
   if (abs >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to >= 65520: inf
   if (abs < 0x38800000) {
     // subnormal half (or zero): value / 2^-24, rounded to nearest even
@@ -44,7 +44,9 @@ inline uint16_t f32_to_f16(float f) {
 }
 
 // BF16 bits -> float.
-inline float bf16_to_f32(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+inline float bf16_to_f32(uint16_t b) {
+  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+}
 
 // float -> BF16 bits, round to nearest even (as ggml_compute_fp32_to_bf16).
 inline uint16_t f32_to_bf16(float f) {
