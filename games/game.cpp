@@ -18,7 +18,8 @@ std::expected<std::unique_ptr<Game>, GameError> make_game(std::string_view varia
   }
   std::string known;
   for (const auto& name : game_variants()) known += (known.empty() ? "" : ", ") + name;
-  return std::unexpected(GameError{"unknown game variant '" + std::string(variant) + "' (known: " + known + ")"});
+  return std::unexpected(
+      GameError{"unknown game variant '" + std::string(variant) + "' (known: " + known + ")"});
 }
 
 }  // namespace games
