@@ -3,12 +3,15 @@
 // (with perpetual check losing) and, where the rule set counts material, the counting result
 // (chariot 13, cannon 7, horse 5, elephant 3, guard 3, soldier 2; Han gets 1.5 extra).
 //
-//   rule set            bikjang   counting   no-capture limit   repetition
-//   janggi              yes       yes        100 plies          3-fold
-//   janggitraditional   yes       no (draw)  100 plies          3-fold
-//   janggicasual        no        no (draw)  100 plies          3-fold
-//   janggimodern        no        yes        200 plies          4-fold, and moving one piece
-//                                                               back and forth loses
+//   rule set            bikjang   endings by rule decided by
+//   janggi              yes       counting
+//   janggitraditional   yes       draw
+//   janggimodern        no        counting
+//   janggicasual        no        draw
+// All four end a game after 100 plies without a capture and on the third occurrence of a position.
+// These are the definitions of Fairy-Stockfish 11.1, the reference engine this project plays
+// against (later Fairy-Stockfish versions give janggimodern a 200-ply limit, 4-fold repetition and
+// a loss for shuffling one piece back and forth).
 #pragma once
 
 #include <optional>
@@ -28,13 +31,11 @@ struct Rules {
   // Endings by rule (bikjang, double pass, no-capture limit, repetition) are decided by counting
   // points instead of being drawn.
   bool material_counting = true;
-  // Plies without a capture that end the game.
-  int no_capture_plies = 100;
-  // How many times a position must occur to end the game.
-  int repetition_count = 3;
-  // janggimodern: a player who keeps moving one piece back and forth loses.
-  bool move_repetition_loses = false;
 };
+
+// Plies without a capture that end the game, and the occurrences of a position that do.
+inline constexpr int kNoCapturePlies = 100;
+inline constexpr int kRepetitionCount = 3;
 
 // The rule set named `variant`, or nullopt for an unknown name.
 std::optional<Rules> rules_for_variant(std::string_view variant);
