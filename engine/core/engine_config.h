@@ -1,0 +1,47 @@
+// Configuration of the serving engine: batching mode and limits, the KV cache budget and
+// prefix caching, and an optional log sink (the engine layer has no logging library; the
+// arena layer passes one that forwards to spdlog).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "engine/model/kv_cache.h"
+
+namespace engine {
+
+// How requests are batched (the non-default modes exist for comparison benchmarks).
+enum class BatchingMode {
+  Sequential,  // one request at a time
+  Static,      // a batch is admitted only when the previous batch has finished
+  Continuous,  // sequences join and leave between any two steps
+};
+
+// "sequential", "static", "continuous".
+const char* to_string(BatchingMode mode);
+
+struct SchedulerConfig {
+  BatchingMode mode = BatchingMode::Continuous;
+  int32_t max_num_seqs = 64;             // running sequences at most
+  int32_t max_num_batched_tokens = 512;  // token budget of one step (prefill chunks + decodes)
+  int32_t max_queue = 1024;              // waiting requests at most; submit fails beyond it
+};
+
+struct CacheConfig {
+  int32_t block_size = 16;       // tokens per KV block
+  KvDtype dtype = KvDtype::F16;  // F32, F16 or Q8_0 (Q8_0 needs head_dim % 32 == 0)
+  // KV memory budget in bytes; 0 = kv_memory_fraction of the machine's available memory.
+  size_t kv_cache_bytes = 0;
+  double kv_memory_fraction = 0.2;
+  bool enable_prefix_cache = true;
+};
+
+struct EngineConfig {
+  SchedulerConfig scheduler;
+  CacheConfig cache;
+  // Receives info-level events (preemptions, start-up sizing); called on the engine thread.
+  std::function<void(std::string_view)> logger;
+};
+
+}  // namespace engine

@@ -1,0 +1,114 @@
+// Block tables, prefix-cache lookup and registration over the block pool.
+#include "engine/core/kv_cache_manager.h"
+
+#include <cassert>
+
+namespace engine {
+
+namespace {
+
+constexpr BlockHash kRootHash = 0x6A09E667F3BCC908ull;
+
+// splitmix64's finalizer: a cheap, well-mixed 64-bit permutation.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+int32_t ceil_div(int32_t a, int32_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+BlockHash hash_block(BlockHash parent, std::span<const TokenId> tokens) {
+  uint64_t h = mix(parent ^ 0x9E3779B97F4A7C15ull);
+  for (TokenId t : tokens) h = mix(h ^ static_cast<uint32_t>(t));
+  return h;
+}
+
+KvCacheManager::KvCacheManager(BlockPool& pool, bool enable_prefix_cache)
+    : pool_(pool), enable_prefix_cache_(enable_prefix_cache) {}
+
+CachedPrefix KvCacheManager::find_cached_prefix(const Sequence& seq) const {
+  CachedPrefix hit;
+  hit.last_hash = kRootHash;
+  if (!enable_prefix_cache_) return hit;
+  const int32_t bs = block_size();
+  const auto tokens = seq.tokens();
+  // Cap: at least the last token is left to compute.
+  const int32_t max_blocks = (seq.num_tokens() - 1) / bs;
+  for (int32_t i = 0; i < max_blocks; ++i) {
+    const auto block_tokens = tokens.subspan(static_cast<size_t>(i) * bs, static_cast<size_t>(bs));
+    const BlockHash h = hash_block(hit.last_hash, block_tokens);
+    const auto block = pool_.find(h, hit.last_prefix, block_tokens);
+    if (!block) break;
+    hit.blocks.push_back(*block);
+    hit.last_hash = h;
+    hit.last_prefix = pool_.prefix_id(*block);
+  }
+  hit.num_tokens = static_cast<int32_t>(hit.blocks.size()) * bs;
+  return hit;
+}
+
+std::optional<int32_t> KvCacheManager::allocate_slots(Sequence& seq, int32_t num_new_tokens,
+                                                      const CachedPrefix* hit) {
+  auto& table = seq.kv.block_table;
+  const int32_t bs = block_size();
+  int32_t num_reused_free = 0;  // cached blocks that must leave the free list to be reused
+  int32_t start = seq.num_computed_tokens;
+  if (hit) {
+    assert(table.empty() && seq.num_computed_tokens == 0);
+    for (BlockId b : hit->blocks)
+      if (pool_.ref_count(b) == 0) ++num_reused_free;
+    start = hit->num_tokens;
+  }
+  const int32_t num_have =
+      hit ? static_cast<int32_t>(hit->blocks.size()) : static_cast<int32_t>(table.size());
+  const int32_t num_needed = std::max(0, ceil_div(start + num_new_tokens, bs) - num_have);
+  if (num_needed + num_reused_free > pool_.num_free()) return std::nullopt;
+
+  if (hit) {
+    for (BlockId b : hit->blocks) {
+      pool_.acquire(b);
+      table.push_back(b);
+    }
+    seq.kv.num_hashed_blocks = static_cast<int32_t>(hit->blocks.size());
+    seq.kv.last_hash = hit->last_hash;
+    seq.kv.last_prefix = hit->last_prefix;
+  }
+  for (int32_t i = 0; i < num_needed; ++i) {
+    const auto b = pool_.allocate();
+    assert(b && "free blocks were counted above");
+    table.push_back(*b);
+  }
+  return num_needed;
+}
+
+void KvCacheManager::cache_full_blocks(Sequence& seq) {
+  if (!enable_prefix_cache_) return;
+  const int32_t bs = block_size();
+  const auto tokens = seq.tokens();
+  auto& kv = seq.kv;
+  if (kv.num_hashed_blocks == 0) kv.last_hash = kRootHash;
+  const int32_t num_full = seq.num_computed_tokens / bs;
+  for (int32_t i = kv.num_hashed_blocks; i < num_full; ++i) {
+    const auto block_tokens = tokens.subspan(static_cast<size_t>(i) * bs, static_cast<size_t>(bs));
+    const BlockHash h = hash_block(kv.last_hash, block_tokens);
+    kv.last_prefix =
+        pool_.register_block(kv.block_table[static_cast<size_t>(i)], h, kv.last_prefix, block_tokens);
+    kv.last_hash = h;
+  }
+  kv.num_hashed_blocks = std::max(kv.num_hashed_blocks, num_full);
+}
+
+void KvCacheManager::free(Sequence& seq) {
+  auto& table = seq.kv.block_table;
+  for (auto it = table.rbegin(); it != table.rend(); ++it) pool_.release(*it);
+  seq.kv = SeqKvState{};
+}
+
+}  // namespace engine

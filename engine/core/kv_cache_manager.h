@@ -1,0 +1,58 @@
+// Per-sequence KV block tables over the BlockPool: prefix-cache lookup at admission, slot
+// allocation as a sequence grows, registration of computed full blocks (prompt and generated
+// tokens alike, so an agent's next prompt that extends this one hits), and freeing.
+// It never decides who runs: the Scheduler asks, and gets nullopt when blocks are short.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "engine/core/block_pool.h"
+#include "engine/core/sequence.h"
+
+namespace engine {
+
+// The cached full blocks that start a sequence's tokens.
+struct CachedPrefix {
+  std::vector<BlockId> blocks;
+  int32_t num_tokens = 0;  // blocks.size() x block_size
+  BlockHash last_hash = 0;
+  PrefixId last_prefix = 0;
+};
+
+// H(parent_hash, block_tokens): the chain hash of one full block.
+BlockHash hash_block(BlockHash parent, std::span<const TokenId> tokens);
+
+class KvCacheManager {
+ public:
+  KvCacheManager(BlockPool& pool, bool enable_prefix_cache);
+
+  int32_t block_size() const { return pool_.block_size(); }
+  bool prefix_cache_enabled() const { return enable_prefix_cache_; }
+  const BlockPool& pool() const { return pool_; }
+
+  // The longest run of cached full blocks that starts `seq`'s tokens, capped at
+  // num_tokens - 1 tokens so the last token is computed for its logits. Empty when disabled.
+  CachedPrefix find_cached_prefix(const Sequence& seq) const;
+
+  // Gives `seq` blocks for `num_new_tokens` more tokens after its computed ones. On a first
+  // admission, `hit` (from find_cached_prefix, just before) becomes the head of its table and
+  // the new tokens come after it. Returns the number of blocks taken from the free list, or
+  // nullopt (and changes nothing) when the pool has too few free blocks.
+  std::optional<int32_t> allocate_slots(Sequence& seq, int32_t num_new_tokens,
+                                        const CachedPrefix* hit = nullptr);
+
+  // Registers `seq`'s full, computed blocks in the prefix cache (no-op when disabled).
+  void cache_full_blocks(Sequence& seq);
+
+  // Returns every block of `seq` to the pool, last block first (so tails are evicted first).
+  void free(Sequence& seq);
+
+ private:
+  BlockPool& pool_;
+  bool enable_prefix_cache_;
+};
+
+}  // namespace engine

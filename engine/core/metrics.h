@@ -1,0 +1,69 @@
+// Serving metrics, named after vLLM's: queue sizes, KV block usage, prefix-cache queries and
+// hits (in tokens), preemptions, token counts, latency and batch-size histograms, deadline
+// misses. The engine thread updates one MetricsSnapshot; callers get copies.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace engine {
+
+// Counts of observations per bucket (Prometheus style), with their count and sum.
+struct Histogram {
+  std::vector<double> bounds;   // ascending upper bounds of the buckets
+  std::vector<int64_t> counts;  // [bounds.size() + 1]; the last bucket holds values above every bound
+  int64_t count = 0;
+  double sum = 0;
+
+  // A histogram with these bucket bounds and no observations.
+  static Histogram with_bounds(std::vector<double> bounds);
+  // Records one value.
+  void observe(double value);
+  // Mean of the observations (0 when none).
+  double mean() const { return count ? sum / static_cast<double>(count) : 0.0; }
+  // The q-quantile (0..1) estimated by interpolating within its bucket (0 when empty).
+  double quantile(double q) const;
+};
+
+// Bucket bounds for latencies in seconds (1 ms .. 640 s).
+std::vector<double> latency_buckets();
+// Bucket bounds for per-step batch sizes (1 .. 1024).
+std::vector<double> batch_size_buckets();
+
+struct MetricsSnapshot {
+  int32_t num_requests_running = 0;
+  int32_t num_requests_waiting = 0;
+  int32_t kv_blocks_used = 0;
+  int32_t kv_blocks_total = 0;
+  int64_t prefix_cache_queries = 0;  // tokens looked up at admission (prefix cache on)
+  int64_t prefix_cache_hits = 0;     // of which served from the cache
+  int64_t num_preemptions = 0;
+  int64_t prompt_tokens = 0;          // prompt tokens of admitted requests
+  int64_t generation_tokens = 0;      // tokens generated (sampled or forced)
+  int64_t num_requests_finished = 0;  // stop or length
+  int64_t num_requests_cancelled = 0;
+  int64_t num_requests_failed = 0;
+  int64_t num_requests_rejected = 0;  // submit refused (queue full, bad request)
+  int64_t deadline_misses = 0;        // requests finished after their deadline
+  int64_t num_steps = 0;
+  int64_t kv_slots_allocated = 0;  // sum over steps of allocated slots (used blocks x block size)
+  int64_t kv_slots_empty = 0;      // sum over steps of allocated slots holding no token
+  Histogram time_to_first_token = Histogram::with_bounds(latency_buckets());
+  Histogram inter_token_latency = Histogram::with_bounds(latency_buckets());
+  Histogram queue_time = Histogram::with_bounds(latency_buckets());
+  Histogram e2e_latency = Histogram::with_bounds(latency_buckets());
+  Histogram batch_size = Histogram::with_bounds(batch_size_buckets());  // sequences per step
+
+  // Fraction of KV blocks in use (0..1).
+  double kv_usage() const { return kv_blocks_total ? double(kv_blocks_used) / kv_blocks_total : 0.0; }
+  // Fraction of prefix-cache query tokens that hit (0 when no query).
+  double prefix_hit_rate() const {
+    return prefix_cache_queries ? double(prefix_cache_hits) / double(prefix_cache_queries) : 0.0;
+  }
+  // Fraction of allocated KV slots that held no token, over all steps.
+  double kv_waste() const {
+    return kv_slots_allocated ? double(kv_slots_empty) / double(kv_slots_allocated) : 0.0;
+  }
+};
+
+}  // namespace engine

@@ -1,0 +1,118 @@
+// The step scheduler: running sequences catch up within the token budget, then admissions.
+#include "engine/core/scheduler.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace engine {
+
+bool Scheduler::Urgency::operator()(const Sequence* a, const Sequence* b) const {
+  const auto never = Clock::time_point::max();
+  const auto da = a->deadline.value_or(never), db = b->deadline.value_or(never);
+  if (da != db) return da < db;
+  if (a->priority != b->priority) return a->priority < b->priority;
+  return a->id() < b->id();
+}
+
+Scheduler::Scheduler(const SchedulerConfig& config, KvCacheManager& kv) : config_(config), kv_(kv) {
+  if (config_.mode == BatchingMode::Sequential) config_.max_num_seqs = 1;
+}
+
+void Scheduler::add(Sequence* seq) {
+  assert(seq->num_computed_tokens == 0 && seq->kv.block_table.empty());
+  seq->status = SeqStatus::Waiting;
+  waiting_.insert(seq);
+}
+
+void Scheduler::remove(Sequence* seq) {
+  if (seq->status == SeqStatus::Waiting) {
+    waiting_.erase(seq);
+  } else if (seq->status == SeqStatus::Running) {
+    std::erase(running_, seq);
+  }
+  kv_.free(*seq);
+  seq->status = SeqStatus::Finished;
+}
+
+void Scheduler::insert_running(Sequence* seq) {
+  running_.insert(std::ranges::upper_bound(running_, seq, Urgency{}), seq);
+}
+
+void Scheduler::preempt(Sequence* seq, SchedulerOutput& out) {
+  // Preemption by recompute: drop the KV (its full blocks stay cached until evicted) and queue
+  // the sequence again with all its tokens, the generated ones included.
+  kv_.free(*seq);
+  seq->num_computed_tokens = 0;
+  seq->status = SeqStatus::Waiting;
+  ++seq->num_preemptions;
+  ++num_preemptions_;
+  waiting_.insert(seq);
+  out.preempted.push_back(seq->id());
+  if (config_.mode != BatchingMode::Continuous) ++batch_quota_;  // it rejoins its own batch
+}
+
+bool Scheduler::may_admit() const {
+  if (static_cast<int32_t>(running_.size()) >= config_.max_num_seqs) return false;
+  return config_.mode == BatchingMode::Continuous || batch_quota_ > 0;
+}
+
+SchedulerOutput Scheduler::schedule() {
+  SchedulerOutput out;
+  int32_t budget = config_.max_num_batched_tokens;
+  // Static and sequential modes: a new batch opens only once the previous one has finished.
+  if (config_.mode != BatchingMode::Continuous && running_.empty())
+    batch_quota_ = std::min(static_cast<int32_t>(waiting_.size()), config_.max_num_seqs);
+
+  // Running sequences, most urgent first; victims of preemption come from the back.
+  for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    Sequence* seq = running_[i];
+    const int32_t n = std::min(seq->num_uncomputed_tokens(), budget);
+    assert(n > 0 && "a running sequence always has its last token to compute");
+    bool scheduled = true;
+    while (!kv_.allocate_slots(*seq, n)) {
+      Sequence* victim = running_.back();
+      running_.pop_back();
+      preempt(victim, out);
+      if (victim == seq) {
+        scheduled = false;
+        break;
+      }
+    }
+    if (!scheduled) break;
+    out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
+    budget -= n;
+  }
+
+  // Admissions, only in steps without preemption (blocks are short otherwise).
+  while (out.preempted.empty() && !waiting_.empty() && budget > 0 && may_admit()) {
+    Sequence* seq = *waiting_.begin();
+    const CachedPrefix hit = kv_.find_cached_prefix(*seq);
+    const int32_t n = std::min(seq->num_tokens() - hit.num_tokens, budget);
+    if (!kv_.allocate_slots(*seq, n, &hit)) break;  // head of line waits for free blocks
+    waiting_.erase(waiting_.begin());
+    seq->num_computed_tokens = hit.num_tokens;
+    seq->status = SeqStatus::Running;
+    if (seq->num_cached_prompt_tokens < 0)
+      seq->num_cached_prompt_tokens = std::min(hit.num_tokens, seq->num_prompt_tokens());
+    if (kv_.prefix_cache_enabled()) {
+      out.num_prefix_queries += seq->num_tokens();
+      out.num_prefix_hits += hit.num_tokens;
+    }
+    if (config_.mode != BatchingMode::Continuous) --batch_quota_;
+    insert_running(seq);
+    out.admitted.push_back(seq->id());
+    out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
+    budget -= n;
+  }
+  out.num_batched_tokens = config_.max_num_batched_tokens - budget;
+  return out;
+}
+
+void Scheduler::update_after_step(const SchedulerOutput& out) {
+  for (const auto& s : out.seqs) {
+    s.seq->num_computed_tokens += s.num_new_tokens;
+    kv_.cache_full_blocks(*s.seq);
+  }
+}
+
+}  // namespace engine

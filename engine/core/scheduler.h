@@ -1,0 +1,58 @@
+// Who runs next: the waiting queue (earliest deadline, then priority, then arrival), the running
+// list, the step's token budget and max_num_seqs, and preemption by recompute when KV blocks
+// run out. One rule (vLLM's): each step, every running sequence gets tokens until its
+// num_computed_tokens catches up with its tokens, within the budget; prefill, chunked prefill,
+// decode and prefix hits are one code path. It asks the KvCacheManager for blocks and never
+// reads block internals.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "engine/core/engine_config.h"
+#include "engine/core/kv_cache_manager.h"
+#include "engine/core/scheduler_output.h"
+#include "engine/core/sequence.h"
+
+namespace engine {
+
+class Scheduler {
+ public:
+  Scheduler(const SchedulerConfig& config, KvCacheManager& kv);
+
+  // Queues a new sequence (status Waiting, nothing computed, no blocks).
+  void add(Sequence* seq);
+  // Takes `seq` out of the waiting or running queue and frees its blocks (finish or cancel).
+  void remove(Sequence* seq);
+  // Decides the next step: running sequences first, then admissions from the waiting queue.
+  SchedulerOutput schedule();
+  // Records that the step `out` ran: advances num_computed_tokens and caches full blocks.
+  void update_after_step(const SchedulerOutput& out);
+
+  int32_t num_waiting() const { return static_cast<int32_t>(waiting_.size()); }
+  int32_t num_running() const { return static_cast<int32_t>(running_.size()); }
+  bool has_work() const { return !waiting_.empty() || !running_.empty(); }
+  int64_t num_preemptions() const { return num_preemptions_; }
+  // Running sequences, most urgent first.
+  const std::vector<Sequence*>& running() const { return running_; }
+
+ private:
+  // Waiting order: earliest deadline (none = last), then smaller priority, then arrival (id).
+  struct Urgency {
+    bool operator()(const Sequence* a, const Sequence* b) const;
+  };
+
+  bool may_admit() const;
+  void preempt(Sequence* seq, SchedulerOutput& out);
+  void insert_running(Sequence* seq);
+
+  SchedulerConfig config_;
+  KvCacheManager& kv_;
+  std::set<Sequence*, Urgency> waiting_;
+  std::vector<Sequence*> running_;  // sorted by Urgency; the last one is preempted first
+  int32_t batch_quota_ = 0;         // static/sequential modes: admissions left in the current batch
+  int64_t num_preemptions_ = 0;
+};
+
+}  // namespace engine
