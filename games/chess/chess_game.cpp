@@ -1,0 +1,190 @@
+// ChessGame: the games::Game interface over a Position, with the move history that undo,
+// repetition and the board view need.
+#include "games/chess/chess_game.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "games/chess/fen.h"
+#include "games/chess/movegen.h"
+#include "games/chess/notation.h"
+#include "games/chess/perft.h"
+#include "games/chess/rules.h"
+
+namespace games::chess {
+
+namespace {
+
+const char* result_name(Outcome::Result r) {
+  switch (r) {
+    case Outcome::Result::FirstWins:
+      return "white_wins";
+    case Outcome::Result::SecondWins:
+      return "black_wins";
+    case Outcome::Result::Draw:
+      return "draw";
+    case Outcome::Result::Ongoing:
+      break;
+  }
+  return "ongoing";
+}
+
+// A JSON string literal (the texts here are ASCII, but escape anyway).
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += {'\\', c};
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + json_string(items[i]);
+  return out + "]";
+}
+
+class ChessGame final : public Game {
+ public:
+  explicit ChessGame(const Position& start) : pos_(start), keys_{start.key()} {}
+
+  std::string variant() const override { return "chess"; }
+  std::string fen() const override { return to_fen(pos_); }
+  Side side_to_move() const override { return pos_.side_to_move() == White ? Side::First : Side::Second; }
+  int ply() const override { return int(moves_.size()); }
+
+  std::vector<std::string> legal_moves() const override {
+    MoveList list;
+    generate_legal(pos_, list);
+    std::vector<std::string> moves;
+    for (Move m : list) moves.push_back(to_uci(m));
+    return moves;
+  }
+
+  std::vector<std::string> legal_moves_human() const override {
+    MoveList list;
+    generate_legal(pos_, list);
+    std::vector<std::string> moves;
+    for (Move m : list) moves.push_back(to_san(pos_, m));
+    return moves;
+  }
+
+  std::expected<std::string, GameError> parse_move(std::string_view text) const override {
+    const auto move = chess::parse_move(pos_, text);
+    if (!move) return std::unexpected(move.error());
+    return to_uci(*move);
+  }
+
+  std::expected<void, GameError> apply(std::string_view text) override {
+    const auto move = chess::parse_move(pos_, text);
+    if (!move) return std::unexpected(move.error());
+    undos_.emplace_back();
+    pos_.make_move(*move, undos_.back());
+    moves_.push_back(*move);
+    keys_.push_back(pos_.key());
+    return {};
+  }
+
+  bool undo() override {
+    if (moves_.empty()) return false;
+    pos_.unmake_move(moves_.back(), undos_.back());
+    moves_.pop_back();
+    undos_.pop_back();
+    keys_.pop_back();
+    return true;
+  }
+
+  Outcome outcome() const override { return automatic_outcome(pos_, keys_); }
+  Outcome claimable_draw() const override { return chess::claimable_draw(pos_, keys_); }
+
+  std::string render_text() const override {
+    std::string text = "  a b c d e f g h\n";
+    for (int rank = 7; rank >= 0; --rank) {
+      text += char('1' + rank);
+      for (int file = 0; file < 8; ++file)
+        text += fmt::format(" {}", piece_char(pos_.piece_on(make_square(file, rank))));
+      text += fmt::format(" {}\n", rank + 1);
+    }
+    text += "  a b c d e f g h\n";
+    const bool white = pos_.side_to_move() == White;
+    text +=
+        "Uppercase letters are white pieces, lowercase black (K king, Q queen, R rook, B bishop, N knight, "
+        "P pawn); '.' is an empty square.\n";
+    text += fmt::format("{} to move{}.\n", white ? "White" : "Black", pos_.in_check() ? " (in check)" : "");
+    if (!moves_.empty()) text += fmt::format("Last move: {}.\n", last_move_san());
+    std::string rights;
+    const uint8_t r = pos_.castling_rights();
+    for (auto [bit, name] : {std::pair{WhiteKingSide, "white O-O"},
+                             {WhiteQueenSide, "white O-O-O"},
+                             {BlackKingSide, "black O-O"},
+                             {BlackQueenSide, "black O-O-O"}})
+      if (r & bit) rights += (rights.empty() ? "" : ", ") + std::string(name);
+    text += fmt::format("Castling rights: {}.\n", rights.empty() ? "none" : rights);
+    if (pos_.ep_square() != kNoSquare)
+      text += fmt::format("En passant capture possible on {}.\n", square_name(pos_.ep_square()));
+    text += fmt::format("Halfmove clock: {}. Move number: {}.\n", pos_.rule50(), pos_.fullmove());
+    return text;
+  }
+
+  std::string to_json() const override {
+    std::vector<std::string> squares;
+    for (int rank = 7; rank >= 0; --rank)
+      for (int file = 0; file < 8; ++file) {
+        const Piece p = pos_.piece_on(make_square(file, rank));
+        squares.push_back(p == NoPiece ? "" : std::string(1, piece_char(p)));
+      }
+    const Outcome result = outcome(), claim = claimable_draw();
+    return fmt::format(
+        "{{\"variant\":\"chess\",\"fen\":{},\"files\":8,\"ranks\":8,\"squares\":{},\"side_to_move\":\"{}\","
+        "\"ply\":{},\"last_move\":{},\"last_move_san\":{},\"in_check\":{},"
+        "\"outcome\":{{\"result\":\"{}\",\"reason\":{}}},\"claimable_draw\":{},\"legal_moves\":{},"
+        "\"legal_moves_san\":{}}}",
+        json_string(fen()), json_list(squares), pos_.side_to_move() == White ? "white" : "black", ply(),
+        moves_.empty() ? "null" : json_string(to_uci(moves_.back())),
+        moves_.empty() ? "null" : json_string(last_move_san()), pos_.in_check() ? "true" : "false",
+        result_name(result.result), json_string(result.reason),
+        claim.finished() ? json_string(claim.reason) : "null", json_list(legal_moves()),
+        json_list(legal_moves_human()));
+  }
+
+  uint64_t perft(int depth) const override { return chess::perft(pos_, depth); }
+
+  std::vector<std::pair<std::string, uint64_t>> perft_divide(int depth) const override {
+    std::vector<std::pair<std::string, uint64_t>> result;
+    for (const auto& [move, nodes] : chess::perft_divide(pos_, depth))
+      result.emplace_back(to_uci(move), nodes);
+    std::sort(result.begin(), result.end());
+    return result;
+  }
+
+  std::unique_ptr<Game> clone() const override { return std::make_unique<ChessGame>(*this); }
+
+ private:
+  // The last move in SAN, from the position before it.
+  std::string last_move_san() const {
+    Position before = pos_;
+    before.unmake_move(moves_.back(), undos_.back());
+    return to_san(before, moves_.back());
+  }
+
+  Position pos_;
+  std::vector<Move> moves_;
+  std::vector<UndoInfo> undos_;
+  std::vector<uint64_t> keys_;  // the key of every position so far, the current one last
+};
+
+}  // namespace
+
+std::expected<std::unique_ptr<Game>, GameError> make_chess_game(std::string_view fen) {
+  auto pos = parse_fen(fen.empty() ? kStartFen : fen);
+  if (!pos) return std::unexpected(pos.error());
+  return std::make_unique<ChessGame>(*pos);
+}
+
+}  // namespace games::chess
