@@ -1,0 +1,165 @@
+// Named shapes (values from each model's published config.json) and shape resolution/checks.
+#include "engine/synth/model_shape.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace engine::synth {
+
+namespace {
+
+// head_dim 0 means embd / num_heads, recomputed when --embd or --heads change it.
+ModelShape make(const char* name, Arch arch, int64_t layers, int64_t embd, int64_t heads, int64_t kv_heads,
+                int64_t head_dim, int64_t ffn, int64_t vocab, int64_t context, float rope_base, float rms_eps,
+                bool tied) {
+  ModelShape s;
+  s.name = name;
+  s.arch = arch;
+  s.num_layers = layers;
+  s.embd = embd;
+  s.num_heads = heads;
+  s.num_kv_heads = kv_heads;
+  s.head_dim = head_dim;
+  s.ffn = ffn;
+  s.vocab = vocab;
+  s.context = context;
+  s.rope_base = rope_base;
+  s.rms_eps = rms_eps;
+  s.tied_embeddings = tied;
+  return s;
+}
+
+const std::array<ModelShape, 6>& shapes() {
+  //                                         layers embd heads kv hd   ffn    vocab   ctx     rope    eps tied
+  static const std::array<ModelShape, 6> kShapes{
+      // A small model for tests: every row a multiple of 256, so every dtype applies unchanged.
+      make("tiny", Arch::Llama, 2, 256, 4, 2, 0, 512, 1024, 2048, 10000.f, 1e-5f, false),
+      make("qwen2.5-0.5b", Arch::Qwen2, 24, 896, 14, 2, 0, 4864, 151936, 32768, 1000000.f, 1e-6f, true),
+      make("qwen2.5-1.5b", Arch::Qwen2, 28, 1536, 12, 2, 0, 8960, 151936, 32768, 1000000.f, 1e-6f, true),
+      make("qwen3-0.6b", Arch::Qwen3, 28, 1024, 16, 8, 128, 3072, 151936, 40960, 1000000.f, 1e-6f, true),
+      make("llama-3.2-1b", Arch::Llama, 16, 2048, 32, 8, 0, 8192, 128256, 131072, 500000.f, 1e-5f, true),
+      make("llama-3-8b", Arch::Llama, 32, 4096, 32, 8, 0, 14336, 128256, 8192, 500000.f, 1e-5f, false),
+  };
+  return kShapes;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(Arch arch) {
+  switch (arch) {
+    case Arch::Llama:
+      return "llama";
+    case Arch::Qwen2:
+      return "qwen2";
+    case Arch::Qwen3:
+      return "qwen3";
+  }
+  return "unknown";
+}
+
+std::optional<Arch> parse_arch(std::string_view name) {
+  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3})
+    if (lower(name) == to_string(a)) return a;
+  return std::nullopt;
+}
+
+std::span<const ModelShape> named_shapes() {
+  return shapes();
+}
+
+const ModelShape* find_shape(std::string_view name) {
+  for (const auto& s : shapes())
+    if (s.name == lower(name)) return &s;
+  return nullptr;
+}
+
+std::string shape_names() {
+  std::string out;
+  for (const auto& s : shapes()) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>& name,
+                                               const ShapeOverrides& o) {
+  ModelShape s;
+  if (name) {
+    const ModelShape* named = find_shape(*name);
+    if (!named)
+      return std::unexpected(Error{fmt::format("unknown shape '{}' (known: {})", *name, shape_names())});
+    s = *named;
+  } else {
+    std::string missing;
+    auto need = [&](bool present, const char* flag) {
+      if (!present) missing += (missing.empty() ? "" : ", ") + std::string(flag);
+    };
+    need(o.arch.has_value(), "--arch");
+    need(o.num_layers.has_value(), "--layers");
+    need(o.embd.has_value(), "--embd");
+    need(o.num_heads.has_value(), "--heads");
+    need(o.ffn.has_value(), "--ffn");
+    if (!missing.empty())
+      return std::unexpected(Error{
+          fmt::format("without --shape, {} must be given (or name a shape: {})", missing, shape_names())});
+    s.name = "custom";
+    s.context = 4096;
+    s.rms_eps = *o.arch == Arch::Llama ? 1e-5f : 1e-6f;
+    s.rope_base = *o.arch == Arch::Llama ? 10000.f : 1000000.f;
+  }
+  if (o.arch) s.arch = *o.arch;
+  if (o.num_layers) s.num_layers = *o.num_layers;
+  if (o.embd) s.embd = *o.embd;
+  if (o.num_heads) s.num_heads = *o.num_heads;
+  if (o.num_kv_heads) s.num_kv_heads = *o.num_kv_heads;
+  if (o.head_dim) s.head_dim = *o.head_dim;
+  if (o.ffn) s.ffn = *o.ffn;
+  if (o.vocab) s.vocab = *o.vocab;
+  if (o.context) s.context = *o.context;
+  if (o.rope_base) s.rope_base = *o.rope_base;
+  if (o.rms_eps) s.rms_eps = *o.rms_eps;
+  if (o.tied_embeddings) s.tied_embeddings = *o.tied_embeddings;
+  if (s.num_kv_heads == 0) s.num_kv_heads = s.num_heads;
+  if (s.head_dim == 0) {
+    if (s.num_heads <= 0 || s.embd % s.num_heads != 0)
+      return std::unexpected(
+          Error{fmt::format("{} heads do not divide the width {} (give --head-dim to set the head width)",
+                            s.num_heads, s.embd)});
+    s.head_dim = s.embd / s.num_heads;
+  }
+  if (auto ok = validate_shape(s); !ok) return std::unexpected(ok.error());
+  return s;
+}
+
+std::expected<void, Error> validate_shape(const ModelShape& s) {
+  auto fail = [](std::string what) { return std::unexpected(Error{std::move(what)}); };
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"layers", s.num_layers}, {"embd", s.embd}, {"heads", s.num_heads}, {"kv heads", s.num_kv_heads},
+      {"head dim", s.head_dim}, {"ffn", s.ffn},   {"context", s.context}};
+  for (const auto& [what, value] : sizes)
+    if (value <= 0) return fail(fmt::format("{} must be positive (got {})", what, value));
+  if (s.vocab < 0) return fail(fmt::format("vocab must be positive (got {})", s.vocab));
+  constexpr int64_t kMaxSize = int64_t{1} << 20;
+  for (const auto& [what, value] : sizes)
+    if (value > kMaxSize)
+      return fail(fmt::format("{} = {} is beyond any real model (at most {})", what, value, kMaxSize));
+  if (s.vocab > (int64_t{1} << 24))
+    return fail(fmt::format("vocab = {} is too large (at most {})", s.vocab, int64_t{1} << 24));
+  if (s.num_heads % s.num_kv_heads != 0)
+    return fail(fmt::format("kv heads ({}) must divide heads ({})", s.num_kv_heads, s.num_heads));
+  if (s.head_dim % 2 != 0)
+    return fail(fmt::format("head dim {} must be even (RoPE rotates pairs)", s.head_dim));
+  if (!(s.rope_base > 0)) return fail(fmt::format("rope base must be positive (got {})", s.rope_base));
+  if (!(s.rms_eps > 0) || !(s.rms_eps < 1))
+    return fail(fmt::format("rms eps must be in (0, 1) (got {})", s.rms_eps));
+  return {};
+}
+
+}  // namespace engine::synth

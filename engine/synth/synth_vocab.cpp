@@ -1,0 +1,95 @@
+// Building the built-in vocabulary and writing or copying tokenizer metadata.
+#include "engine/synth/synth_vocab.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_set>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/gguf/gguf_writer.h"
+#include "engine/synth/builtin_corpus.h"
+#include "engine/synth/byte_level_bpe.h"
+
+namespace engine::synth {
+
+namespace {
+
+// Pre-token counts of the built-in corpus.
+std::map<std::string, int64_t> corpus_word_counts() {
+  std::map<std::string, int64_t> counts;
+  for (auto piece : pretokenize(builtin_corpus())) ++counts[std::string(piece)];
+  return counts;
+}
+
+}  // namespace
+
+const std::string& chatml_template() {
+  static const std::string kTemplate =
+      R"({%- for message in messages -%}{{- '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' -}}{%- endfor -%}{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\n' -}}{%- endif -%})";
+  return kTemplate;
+}
+
+std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens) {
+  if (num_tokens < kMinBuiltinVocab)
+    return std::unexpected(Error{fmt::format(
+        "vocab {} is too small for the built-in tokenizer (256 byte tokens + 3 special tokens = {} at least)",
+        num_tokens, kMinBuiltinVocab)});
+
+  Vocabulary v;
+  v.tokens.reserve(static_cast<size_t>(num_tokens));
+  for (uint8_t b : gpt2_byte_order()) {
+    v.tokens.push_back(gpt2_byte_symbols()[b]);
+    v.token_types.push_back(static_cast<int32_t>(TokenType::Normal));
+  }
+
+  const auto merges = learn_merges(corpus_word_counts(), static_cast<size_t>(num_tokens - kMinBuiltinVocab));
+  std::unordered_set<std::string> known(v.tokens.begin(), v.tokens.end());
+  for (const auto& m : merges) {
+    v.merges.push_back(m.left + " " + m.right);
+    if (known.insert(m.left + m.right).second) {
+      v.tokens.push_back(m.left + m.right);
+      v.token_types.push_back(static_cast<int32_t>(TokenType::Normal));
+    }
+  }
+  v.num_learned = static_cast<int32_t>(v.tokens.size() - 256);
+
+  auto add_control = [&](std::string text) {
+    v.tokens.push_back(std::move(text));
+    v.token_types.push_back(static_cast<int32_t>(TokenType::Control));
+    return static_cast<int32_t>(v.tokens.size() - 1);
+  };
+  v.bos = add_control("<|endoftext|>");
+  add_control("<|im_start|>");
+  v.eos = add_control("<|im_end|>");
+  v.padding = v.bos;
+  for (int64_t n = 0; static_cast<int64_t>(v.tokens.size()) < num_tokens; ++n)
+    add_control(fmt::format("<|reserved_{}|>", n));
+  v.chat_template = chatml_template();
+  return v;
+}
+
+void write_vocab(const Vocabulary& vocab, gguf::GgufWriter& writer) {
+  writer.set_string("tokenizer.ggml.model", "gpt2");
+  writer.set_string("tokenizer.ggml.pre", "qwen2");
+  writer.set_string_array("tokenizer.ggml.tokens", vocab.tokens);
+  writer.set_i32_array("tokenizer.ggml.token_type", vocab.token_types);
+  writer.set_string_array("tokenizer.ggml.merges", vocab.merges);
+  writer.set_u32("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(vocab.bos));
+  writer.set_u32("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(vocab.eos));
+  writer.set_u32("tokenizer.ggml.padding_token_id", static_cast<uint32_t>(vocab.padding));
+  writer.set_bool("tokenizer.ggml.add_bos_token", false);
+  writer.set_string("tokenizer.chat_template", vocab.chat_template);
+}
+
+std::expected<int64_t, Error> copy_tokenizer(const gguf::GgufFile& source, gguf::GgufWriter& writer) {
+  const auto tokens = source.get_string_array("tokenizer.ggml.tokens");
+  if (!tokens || tokens->empty())
+    return std::unexpected(Error{
+        fmt::format("{}: no tokenizer.ggml.tokens string array: not a vocabulary file", source.path())});
+  for (const auto& [key, value] : source.metadata())
+    if (key.starts_with("tokenizer.")) writer.set(key, value);
+  return static_cast<int64_t>(tokens->size());
+}
+
+}  // namespace engine::synth

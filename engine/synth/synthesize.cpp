@@ -1,0 +1,165 @@
+// Model synthesis: metadata, vocabulary, then each tensor generated and quantized in batches of
+// rows by worker threads and streamed to the GGUF writer, one batch in memory at a time.
+#include "engine/synth/synthesize.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/gguf/gguf_writer.h"
+#include "engine/synth/random_weights.h"
+#include "engine/synth/synth_vocab.h"
+#include "kernels/quant/quantize.h"
+
+namespace engine::synth {
+
+namespace {
+
+constexpr size_t kBatchBytes = size_t{64} << 20;  // quantized bytes produced per batch
+constexpr int64_t kRowsPerTask = 16;              // rows a worker takes at a time
+
+// Rows [first, first + count) of tensor `t` into `out` (count * row bytes), on `num_threads` threads.
+void generate_rows(const PlannedTensor& t, uint64_t key, int64_t first, int64_t count, std::byte* out,
+                   int num_threads) {
+  const int64_t row_len = t.dims[0];
+  const size_t row_bytes = kernels::row_bytes(t.type, row_len);
+  const int64_t num_tasks = (count + kRowsPerTask - 1) / kRowsPerTask;
+  std::atomic<int64_t> next{0};
+  auto work = [&] {
+    std::vector<float> row(static_cast<size_t>(row_len));
+    for (int64_t task; (task = next.fetch_add(1)) < num_tasks;) {
+      const int64_t end = std::min(count, (task + 1) * kRowsPerTask);
+      for (int64_t r = task * kRowsPerTask; r < end; ++r) {
+        if (t.init == Init::Ones)
+          std::fill(row.begin(), row.end(), 1.0f);
+        else
+          fill_normal_row(key, first + r, t.stddev, row.data(), row_len);
+        kernels::quantize_row(t.type, row.data(), out + static_cast<size_t>(r) * row_bytes, row_len);
+      }
+    }
+  };
+  const int helpers = static_cast<int>(std::min<int64_t>(num_threads, num_tasks)) - 1;
+  std::vector<std::jthread> threads;
+  for (int i = 0; i < helpers; ++i) threads.emplace_back(work);
+  work();
+}
+
+std::expected<void, Error> write_tensor(const PlannedTensor& t, uint64_t seed, int num_threads,
+                                        gguf::GgufWriter& writer, std::vector<std::byte>& buffer) {
+  const int64_t row_len = t.dims[0];
+  int64_t rows = 1;
+  for (size_t d = 1; d < t.dims.size(); ++d) rows *= t.dims[d];
+  const size_t row_bytes = kernels::row_bytes(t.type, row_len);
+  const int64_t rows_per_batch = std::max<int64_t>(1, static_cast<int64_t>(kBatchBytes / row_bytes));
+  const uint64_t key = tensor_key(seed, t.name);
+  for (int64_t first = 0; first < rows; first += rows_per_batch) {
+    const int64_t count = std::min(rows_per_batch, rows - first);
+    buffer.resize(static_cast<size_t>(count) * row_bytes);
+    generate_rows(t, key, first, count, buffer.data(), num_threads);
+    if (auto ok = writer.write_data(buffer); !ok) return ok;
+  }
+  return {};
+}
+
+}  // namespace
+
+void write_model_metadata(const ModelShape& s, SynthDtype dtype, const std::string& name,
+                          gguf::GgufWriter& w) {
+  const std::string arch = to_string(s.arch);
+  auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
+  w.set_string("general.architecture", arch);
+  w.set_string("general.name", name);
+  w.set_u32("general.file_type", file_type(dtype));
+  if (dtype == SynthDtype::Q8_0 || dtype == SynthDtype::Q4_K) w.set_u32("general.quantization_version", 2);
+  w.set_u32(arch + ".context_length", u32(s.context));
+  w.set_u32(arch + ".embedding_length", u32(s.embd));
+  w.set_u32(arch + ".block_count", u32(s.num_layers));
+  w.set_u32(arch + ".feed_forward_length", u32(s.ffn));
+  w.set_u32(arch + ".attention.head_count", u32(s.num_heads));
+  w.set_u32(arch + ".attention.head_count_kv", u32(s.num_kv_heads));
+  if (s.head_dim * s.num_heads != s.embd) {  // llama.cpp assumes embd / heads otherwise
+    w.set_u32(arch + ".attention.key_length", u32(s.head_dim));
+    w.set_u32(arch + ".attention.value_length", u32(s.head_dim));
+  }
+  w.set_u32(arch + ".rope.dimension_count", u32(s.head_dim));
+  w.set_f32(arch + ".rope.freq_base", s.rope_base);
+  w.set_f32(arch + ".attention.layer_norm_rms_epsilon", s.rms_eps);
+  w.set_u32(arch + ".vocab_size", u32(s.vocab));
+}
+
+std::expected<void, Error> check_options(const SynthOptions& options) {
+  if (options.tokenizer_path.empty()) {
+    if (options.shape.vocab <= 0) return std::unexpected(Error{"give --vocab N or --tokenizer VOCAB.gguf"});
+    if (options.shape.vocab < kMinBuiltinVocab)
+      return std::unexpected(
+          Error{fmt::format("vocab {} is too small for the built-in tokenizer (at least {})",
+                            options.shape.vocab, kMinBuiltinVocab)});
+  }
+  if (options.output_path.empty()) return std::unexpected(Error{"no output file given"});
+  ModelShape shape = options.shape;
+  shape.vocab = std::max<int64_t>(shape.vocab, 1);  // row lengths do not depend on the vocabulary
+  if (auto ok = validate_shape(shape); !ok) return ok;
+  if (auto plan = plan_tensors(shape, options.dtype); !plan) return std::unexpected(plan.error());
+  return {};
+}
+
+std::expected<SynthResult, Error> synthesize(const SynthOptions& options, const SynthProgress& progress) {
+  if (auto ok = check_options(options); !ok) return std::unexpected(ok.error());
+  SynthResult result;
+  result.shape = options.shape;
+  ModelShape& shape = result.shape;
+  const std::string name =
+      options.name.empty() ? fmt::format("synth-{}-{}", shape.name, to_string(options.dtype)) : options.name;
+  gguf::GgufWriter writer;
+  write_model_metadata(shape, options.dtype, name, writer);
+
+  // The vocabulary decides the number of embedding rows.
+  if (!options.tokenizer_path.empty()) {
+    auto source = gguf::GgufFile::open(options.tokenizer_path);
+    if (!source) return std::unexpected(source.error());
+    auto num_tokens = copy_tokenizer(*source, writer);
+    if (!num_tokens) return std::unexpected(num_tokens.error());
+    if (options.vocab_given && shape.vocab != *num_tokens)
+      return std::unexpected(
+          Error{fmt::format("--vocab {} disagrees with the {} tokens of {} (omit --vocab to use theirs)",
+                            shape.vocab, *num_tokens, options.tokenizer_path)});
+    shape.vocab = *num_tokens;
+  } else {
+    if (shape.vocab <= 0) return std::unexpected(Error{"give --vocab N or --tokenizer VOCAB.gguf"});
+    auto vocab = build_builtin_vocab(shape.vocab);
+    if (!vocab) return std::unexpected(vocab.error());
+    write_vocab(*vocab, writer);
+  }
+  writer.set_u32(std::string(to_string(shape.arch)) + ".vocab_size", static_cast<uint32_t>(shape.vocab));
+
+  auto plan = plan_tensors(shape, options.dtype);
+  if (!plan) return std::unexpected(plan.error());
+  result.notes = plan->notes;
+
+  for (const auto& t : plan->tensors) {
+    if (auto ok = writer.add_tensor(t.name, t.dims, t.type); !ok) return std::unexpected(ok.error());
+    int64_t n = 1;
+    for (auto d : t.dims) n *= d;
+    result.num_params += n;
+  }
+  result.num_tensors = static_cast<int64_t>(plan->tensors.size());
+
+  if (auto ok = writer.begin(options.output_path); !ok) return std::unexpected(ok.error());
+  const int num_threads = options.num_threads > 0
+                              ? options.num_threads
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::byte> buffer;
+  for (size_t i = 0; i < plan->tensors.size(); ++i) {
+    if (progress) progress(i, plan->tensors.size(), plan->tensors[i].name);
+    if (auto ok = write_tensor(plan->tensors[i], options.seed, num_threads, writer, buffer); !ok)
+      return std::unexpected(ok.error());
+  }
+  if (auto ok = writer.finish(); !ok) return std::unexpected(ok.error());
+  result.file_bytes = writer.bytes_written();
+  return result;
+}
+
+}  // namespace engine::synth

@@ -1,0 +1,170 @@
+// The tensor list per architecture and the storage type of each tensor.
+//
+// Initial values keep activations sane through any depth: norms are 1; token_embd has std 0.02
+// (as GPT-2 initialises it; with tied embeddings the logits then have std 0.02 * sqrt(embd));
+// projections reading a normalised input (q, k, v, gate, up, output) have std 1 / sqrt(fan_in) so
+// their outputs have unit scale; projections writing to the residual stream (attn_output,
+// ffn_down) are further divided by sqrt(2 * layers), as GPT-2 scales them; biases have std 0.02.
+#include "engine/synth/tensor_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <regex>
+
+namespace engine::synth {
+
+namespace {
+
+using kernels::GgmlType;
+
+// "blk.7.attn_q.weight" -> "blk.*.attn_q.weight", to report a fallback once for all layers.
+std::string name_pattern(const std::string& name) {
+  static const std::regex kLayer(R"(^blk\.\d+\.)");
+  return std::regex_replace(name, kLayer, "blk.*.");
+}
+
+class Planner {
+ public:
+  explicit Planner(SynthDtype dtype) : dtype_(dtype) {}
+
+  // A 1-D tensor (norm or bias): always F32.
+  void vector(std::string name, int64_t n, Init init, float stddev = 0.f) {
+    plan_.tensors.push_back({std::move(name), {n}, GgmlType::F32, init, stddev});
+  }
+
+  // A matrix of `rows` rows of `row_len` values; `output_like` for the output projection (and
+  // token_embd when tied), which llama.cpp keeps at higher precision.
+  std::expected<void, Error> matrix(std::string name, int64_t row_len, int64_t rows, float stddev,
+                                    bool output_like) {
+    auto type = storage_type(name, row_len, output_like);
+    if (!type) return std::unexpected(type.error());
+    plan_.tensors.push_back({std::move(name), {row_len, rows}, *type, Init::Normal, stddev});
+    return {};
+  }
+
+  TensorPlan take() { return std::move(plan_); }
+
+ private:
+  std::expected<GgmlType, Error> storage_type(const std::string& name, int64_t row_len, bool output_like) {
+    switch (dtype_) {
+      case SynthDtype::F32:
+        return GgmlType::F32;
+      case SynthDtype::F16:
+        return GgmlType::F16;
+      case SynthDtype::BF16:
+        return GgmlType::BF16;
+      case SynthDtype::Q8_0:
+      case SynthDtype::Q4_K:
+        break;
+    }
+    if (row_len % 32 != 0)
+      return std::unexpected(Error{fmt::format(
+          "tensor '{}': row length {} is not a multiple of 32, which {} needs (llama.cpp cannot quantize it "
+          "either); choose sizes that are multiples of 32 or use --dtype f16, bf16 or f32",
+          name, row_len, to_string(dtype_))});
+    if (dtype_ == SynthDtype::Q8_0) return GgmlType::Q8_0;
+    const GgmlType wanted = output_like ? GgmlType::Q6_K : GgmlType::Q4_K;
+    if (row_len % 256 == 0) return wanted;
+    const GgmlType fallback = output_like ? GgmlType::Q8_0 : GgmlType::Q5_0;
+    note(fmt::format("{}: rows of {} are not a multiple of 256 ({}): stored as {}, as llama.cpp does",
+                     name_pattern(name), row_len, kernels::traits(wanted).name,
+                     kernels::traits(fallback).name));
+    return fallback;
+  }
+
+  void note(std::string line) {
+    if (std::find(plan_.notes.begin(), plan_.notes.end(), line) == plan_.notes.end())
+      plan_.notes.push_back(std::move(line));
+  }
+
+  SynthDtype dtype_;
+  TensorPlan plan_;
+};
+
+}  // namespace
+
+const char* to_string(SynthDtype dtype) {
+  switch (dtype) {
+    case SynthDtype::F32:
+      return "f32";
+    case SynthDtype::F16:
+      return "f16";
+    case SynthDtype::BF16:
+      return "bf16";
+    case SynthDtype::Q8_0:
+      return "q8_0";
+    case SynthDtype::Q4_K:
+      return "q4_k";
+  }
+  return "unknown";
+}
+
+std::optional<SynthDtype> parse_dtype(std::string_view name) {
+  std::string lower(name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto d : {SynthDtype::F32, SynthDtype::F16, SynthDtype::BF16, SynthDtype::Q8_0, SynthDtype::Q4_K})
+    if (lower == to_string(d)) return d;
+  return std::nullopt;
+}
+
+uint32_t file_type(SynthDtype dtype) {
+  switch (dtype) {
+    case SynthDtype::F32:
+      return 0;  // LLAMA_FTYPE_ALL_F32
+    case SynthDtype::F16:
+      return 1;  // LLAMA_FTYPE_MOSTLY_F16
+    case SynthDtype::BF16:
+      return 32;  // LLAMA_FTYPE_MOSTLY_BF16
+    case SynthDtype::Q8_0:
+      return 7;  // LLAMA_FTYPE_MOSTLY_Q8_0
+    case SynthDtype::Q4_K:
+      return 14;  // LLAMA_FTYPE_MOSTLY_Q4_K_S: Q4_K with a Q6_K output
+  }
+  return 0;
+}
+
+std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dtype) {
+  if (s.vocab <= 0)
+    return std::unexpected(Error{"the vocabulary size is not known (give --vocab or --tokenizer)"});
+  Planner p(dtype);
+  const auto inv_sqrt = [](int64_t n) { return 1.f / std::sqrt(static_cast<float>(n)); };
+  const float residual_scale = 1.f / std::sqrt(2.f * static_cast<float>(s.num_layers));
+
+  if (auto ok = p.matrix("token_embd.weight", s.embd, s.vocab, 0.02f, s.tied_embeddings); !ok)
+    return std::unexpected(ok.error());
+  for (int64_t l = 0; l < s.num_layers; ++l) {
+    const std::string blk = fmt::format("blk.{}.", l);
+    p.vector(blk + "attn_norm.weight", s.embd, Init::Ones);
+    for (const auto& [name, width] :
+         {std::pair{"attn_q", s.q_width()}, {"attn_k", s.kv_width()}, {"attn_v", s.kv_width()}}) {
+      if (auto ok = p.matrix(blk + name + ".weight", s.embd, width, inv_sqrt(s.embd), false); !ok)
+        return std::unexpected(ok.error());
+      if (s.arch == Arch::Qwen2) p.vector(blk + name + ".bias", width, Init::Normal, 0.02f);
+    }
+    if (s.arch == Arch::Qwen3) {
+      p.vector(blk + "attn_q_norm.weight", s.head_dim, Init::Ones);
+      p.vector(blk + "attn_k_norm.weight", s.head_dim, Init::Ones);
+    }
+    if (auto ok = p.matrix(blk + "attn_output.weight", s.q_width(), s.embd,
+                           inv_sqrt(s.q_width()) * residual_scale, false);
+        !ok)
+      return std::unexpected(ok.error());
+    p.vector(blk + "ffn_norm.weight", s.embd, Init::Ones);
+    for (const char* name : {"ffn_gate", "ffn_up"})
+      if (auto ok = p.matrix(blk + name + ".weight", s.embd, s.ffn, inv_sqrt(s.embd), false); !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = p.matrix(blk + "ffn_down.weight", s.ffn, s.embd, inv_sqrt(s.ffn) * residual_scale, false);
+        !ok)
+      return std::unexpected(ok.error());
+  }
+  p.vector("output_norm.weight", s.embd, Init::Ones);
+  if (!s.tied_embeddings)
+    if (auto ok = p.matrix("output.weight", s.embd, s.vocab, inv_sqrt(s.embd), true); !ok)
+      return std::unexpected(ok.error());
+  return p.take();
+}
+
+}  // namespace engine::synth
