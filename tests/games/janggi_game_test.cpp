@@ -72,3 +72,14 @@ TEST_CASE("janggi clone is independent and undo restores the position", "[games]
   CHECK(copy->fen() == "rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1");
   CHECK(game->claimable_draw().result == games::Outcome::Result::Ongoing);
 }
+
+TEST_CASE("janggi is reachable through games::make_game", "[games][janggi]") {
+  const std::string fen = "4k4/9/9/9/9/9/9/9/4A4/R2K5 b - - 3 20";
+  auto game = games::make_game("janggitraditional", fen);
+  REQUIRE(game.has_value());
+  CHECK((*game)->variant() == "janggitraditional");
+  CHECK((*game)->fen() == fen);
+  const auto bad = games::make_game("janggi", "not a fen");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.starts_with("invalid FEN: "));
+}
