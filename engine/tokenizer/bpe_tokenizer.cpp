@@ -6,9 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <queue>
-#include <unordered_map>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/tokenizer/unicode.h"
@@ -26,6 +27,46 @@ struct Merge {
 uint64_t pair_key(int32_t left, int32_t right) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
 }
+
+// (left symbol, right symbol) -> merge, open addressing with linear probing, at most half full.
+class MergeTable {
+ public:
+  void reserve(size_t num_merges) {
+    slots_.assign(std::bit_ceil(std::max<size_t>(16, num_merges * 2)), Slot{});
+    mask_ = slots_.size() - 1;
+  }
+  // Adds the merge of `key` unless the pair already has one (the first rank wins).
+  void insert(uint64_t key, Merge merge) {
+    for (uint64_t i = mix(key) & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].key == kEmpty) {
+        slots_[i] = {key, merge};
+        return;
+      }
+      if (slots_[i].key == key) return;
+    }
+  }
+  // The merge of `key`, or nullptr.
+  const Merge* find(uint64_t key) const {
+    for (uint64_t i = mix(key) & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].key == key) return &slots_[i].merge;
+      if (slots_[i].key == kEmpty) return nullptr;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~0ull;  // not a key: symbol ids are below 2^31
+  struct Slot {
+    uint64_t key = kEmpty;
+    Merge merge{};
+  };
+  static uint64_t mix(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    return k ^ (k >> 33);
+  }
+  std::vector<Slot> slots_;
+  uint64_t mask_ = 0;
+};
 
 class BpeTokenizer final : public VocabTokenizer {
  public:
@@ -52,33 +93,35 @@ class BpeTokenizer final : public VocabTokenizer {
   }
 
  private:
-  int32_t symbol_id(const std::string& text);
+  int32_t symbol_id(std::string_view text);
 
   BpeOptions options_;
-  std::unordered_map<uint64_t, Merge> merges_;
+  MergeTable merges_;
   TokenMap extra_symbols_;                 // merge strings that are not tokens, ids from vocab size on
   std::array<int32_t, 256> byte_symbols_;  // symbol id of each byte's byte-level character (-1: none)
 };
 
-int32_t BpeTokenizer::symbol_id(const std::string& text) {
+int32_t BpeTokenizer::symbol_id(std::string_view text) {
   if (const TokenId id = vocab_.find(text); id >= 0) return id;
-  const auto [it, inserted] =
-      extra_symbols_.emplace(text, vocab_.size() + static_cast<int32_t>(extra_symbols_.size()));
-  return it->second;
+  if (const auto it = extra_symbols_.find(text); it != extra_symbols_.end()) return it->second;
+  const auto id = vocab_.size() + static_cast<int32_t>(extra_symbols_.size());
+  extra_symbols_.emplace(std::string(text), id);
+  return id;
 }
 
 void BpeTokenizer::load_merges(const std::vector<std::string>& merges) {
   merges_.reserve(merges.size());
+  std::string joined;
   for (size_t rank = 0; rank < merges.size(); ++rank) {
-    const std::string& line = merges[rank];
+    const std::string_view line = merges[rank];
     const size_t space = line.find(' ', 1);
     if (space == std::string::npos) continue;  // not a "left right" pair; llama.cpp ignores it too
-    const std::string left = line.substr(0, space);
-    const std::string right = line.substr(space + 1);
+    const std::string_view left = line.substr(0, space);
+    const std::string_view right = line.substr(space + 1);
+    joined.assign(left).append(right);
     const int32_t left_id = symbol_id(left);
     const int32_t right_id = symbol_id(right);
-    const int32_t result = symbol_id(left + right);
-    merges_.emplace(pair_key(left_id, right_id), Merge{static_cast<int32_t>(rank), result});
+    merges_.insert(pair_key(left_id, right_id), Merge{static_cast<int32_t>(rank), symbol_id(joined)});
   }
   for (int b = 0; b < 256; ++b) {
     const std::string& text = unicode::byte_to_unicode(static_cast<uint8_t>(b));
@@ -115,6 +158,7 @@ struct Bigram {
   int right;
   int32_t left_id;
   int32_t right_id;
+  int32_t result;
 };
 
 struct BigramOrder {
@@ -148,9 +192,9 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<TokenId>& out)
     const int32_t left_id = symbols[left].id;
     const int32_t right_id = symbols[right].id;
     if (left_id < 0 || right_id < 0) return;
-    const auto it = merges_.find(pair_key(left_id, right_id));
-    if (it == merges_.end()) return;
-    queue.push({it->second.rank, left, right, left_id, right_id});
+    const Merge* merge = merges_.find(pair_key(left_id, right_id));
+    if (!merge) return;
+    queue.push({merge->rank, left, right, left_id, right_id, merge->result});
   };
   for (int i = 1; i < static_cast<int>(symbols.size()); ++i) try_add(i - 1, i);
 
@@ -162,7 +206,7 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<TokenId>& out)
     // Stale: a side was merged away or changed since the bigram was queued.
     if (left.length == 0 || right.length == 0 || left.id != bigram.left_id || right.id != bigram.right_id)
       continue;
-    left.id = merges_.at(pair_key(bigram.left_id, bigram.right_id)).result;
+    left.id = bigram.result;
     left.length += right.length;
     right.length = 0;
     left.next = right.next;

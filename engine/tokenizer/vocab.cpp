@@ -52,10 +52,6 @@ const TextList kEogTexts = {"<|eot_id|>",
                             "<end_of_utterance>",
                             "<｜end▁of▁sentence｜>"};
 
-bool in_list(const TextList& list, std::string_view text) {
-  return std::find(list.begin(), list.end(), text) != list.end();
-}
-
 uint32_t attr_from_type(int64_t type) {
   switch (type) {
     case 1:
@@ -119,16 +115,15 @@ std::expected<void, Error> Vocab::read_tokens(const gguf::GgufFile& file) {
   texts_ = std::move(*tokens);
   scores_.resize(n, 0.0f);
   attrs_.resize(n, kAttrNormal);
-  map_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (texts_[i].empty()) texts_[i] = fmt::format("[EMPTY_{}]", i);  // as llama.cpp names them
     if (!scores.empty()) scores_[i] = static_cast<float>(scores[i]);
     if (!types.empty()) attrs_[i] = attr_from_type(types[i]);
-    const auto [it, inserted] = map_.emplace(texts_[i], static_cast<TokenId>(i));
-    if (!inserted)
-      return std::unexpected(Error{fmt::format("{}: {} has the token '{}' twice (ids {} and {})", file.path(),
-                                               kTokensKey, texts_[i], it->second, i)});
   }
+  if (const auto duplicate = index_.build(texts_))
+    return std::unexpected(
+        Error{fmt::format("{}: {} has the token '{}' twice (ids {} and {})", file.path(), kTokensKey,
+                          texts_[duplicate->first], duplicate->first, duplicate->second)});
   return {};
 }
 
@@ -167,8 +162,12 @@ void Vocab::mark_special_tokens(const gguf::GgufFile& file) {
   const auto special = [&](const char* key, const TextList& texts) {
     TokenId id = -1;
     if (auto v = file.get_int(key); v && *v >= 0 && *v < size()) id = static_cast<TokenId>(*v);
-    for (TokenId t = 0; id < 0 && t < size(); ++t)
-      if (in_list(texts, texts_[t])) id = t;
+    if (id < 0) {
+      for (const std::string_view text : texts) {
+        const TokenId t = find(text);
+        if (t >= 0 && (id < 0 || t < id)) id = t;
+      }
+    }
     if (id >= 0) attrs_[id] |= kAttrControl;
     return id;
   };
@@ -183,10 +182,11 @@ void Vocab::mark_special_tokens(const gguf::GgufFile& file) {
 
   for (TokenId id : {eos_, eot, eom, fim_pad, fim_rep, fim_sep})
     if (id >= 0) eog_.insert(id);
-  for (TokenId t = 0; t < size(); ++t) {
-    if (!in_list(kEogTexts, texts_[t])) continue;
-    eog_.insert(t);
-    attrs_[t] |= kAttrControl;
+  for (const std::string_view text : kEogTexts) {
+    if (const TokenId t = find(text); t >= 0) {
+      eog_.insert(t);
+      attrs_[t] |= kAttrControl;
+    }
   }
 
   for (TokenId t = 0; t < size(); ++t)
@@ -207,8 +207,7 @@ void Vocab::mark_special_tokens(const gguf::GgufFile& file) {
 }
 
 TokenId Vocab::find(std::string_view text) const {
-  const auto it = map_.find(text);
-  return it == map_.end() ? -1 : it->second;
+  return index_.find(text, texts_);
 }
 
 std::vector<TextFragment> Vocab::partition(std::string_view text, bool parse_special) const {

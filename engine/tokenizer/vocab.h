@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/tokenizer/token_index.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace engine {
@@ -71,8 +72,6 @@ class Vocab {
   uint32_t attr(TokenId id) const { return attrs_[id]; }
   // The id whose text is exactly `text`, or -1.
   TokenId find(std::string_view text) const;
-  // All token texts by id (for building derived tables).
-  const TokenMap& token_map() const { return map_; }
 
   // Splits `text` around special tokens, longest first: user-defined tokens always, control
   // and unknown tokens only when `parse_special`.
@@ -96,7 +95,7 @@ class Vocab {
   std::vector<std::string> texts_;
   std::vector<float> scores_;
   std::vector<uint32_t> attrs_;
-  TokenMap map_;
+  TokenIndex index_;
   std::vector<TokenId> special_tokens_;  // control / user-defined / unknown, longest text first
   std::unordered_set<TokenId> eog_;
   TokenId bos_ = -1, eos_ = -1, unk_ = -1;
