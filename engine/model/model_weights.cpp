@@ -1,0 +1,126 @@
+// Binding GGUF tensors to kernel views with shape and type checks.
+#include "engine/model/model_weights.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "engine/gguf/gguf_file.h"
+#include "kernels/quant/dequant.h"
+
+namespace engine {
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+class Binder {
+ public:
+  explicit Binder(const gguf::GgufFile& file) : file_(file) {}
+
+  // The first problem met, if any.
+  const std::optional<Error>& error() const { return error_; }
+
+  // A matrix of `rows` rows of `cols` values (ggml dims [cols, rows]) of a supported type.
+  kernels::MatrixView matrix(const std::string& name, int64_t rows, int64_t cols) {
+    const auto* t = find(name, {cols, rows}, true);
+    if (!t) return {};
+    if (!kernels::is_supported_weight_type(t->type)) {
+      fail(fmt::format(
+          "tensor '{}' has type {}, which is not supported (supported: f32, f16, bf16, q8_0, q4_0, "
+          "q4_K, q5_K, q6_K)",
+          name, kernels::traits(t->type).name));
+      return {};
+    }
+    if (cols % kernels::traits(t->type).block_size != 0) {
+      fail(fmt::format("tensor '{}' of type {} has rows of {} values, not a multiple of its block size {}",
+                       name, kernels::traits(t->type).name, cols, kernels::traits(t->type).block_size));
+      return {};
+    }
+    return kernels::matrix_view(t->data.data(), t->type, rows, cols);
+  }
+
+  // An F32 vector of n values; absent optional tensors give an empty span.
+  std::span<const float> vector(const std::string& name, int64_t n, bool required = true) {
+    const auto* t = find(name, {n}, required);
+    if (!t) return {};
+    if (t->type != kernels::GgmlType::F32) {
+      fail(fmt::format("tensor '{}' has type {}, expected f32", name, kernels::traits(t->type).name));
+      return {};
+    }
+    return {reinterpret_cast<const float*>(t->data.data()), static_cast<size_t>(n)};
+  }
+
+  bool has(const std::string& name) const { return file_.find_tensor(name) != nullptr; }
+
+ private:
+  const gguf::TensorInfo* find(const std::string& name, const std::vector<int64_t>& dims, bool required) {
+    if (error_) return nullptr;
+    const auto* t = file_.find_tensor(name);
+    if (!t) {
+      if (required) fail(fmt::format("missing tensor '{}' (expected shape {})", name, shape_text(dims)));
+      return nullptr;
+    }
+    if (t->dims != dims) {
+      fail(fmt::format("tensor '{}' has shape {}, expected {}", name, shape_text(t->dims), shape_text(dims)));
+      return nullptr;
+    }
+    if (t->data.size() != kernels::row_bytes(t->type, t->num_elements())) {
+      fail(fmt::format("tensor '{}' holds {} bytes, expected {}", name, t->data.size(),
+                       kernels::row_bytes(t->type, t->num_elements())));
+      return nullptr;
+    }
+    return t;
+  }
+
+  void fail(const std::string& what) {
+    if (!error_) error_ = Error{fmt::format("{}: {}", file_.path(), what)};
+  }
+
+  const gguf::GgufFile& file_;
+  std::optional<Error> error_;
+};
+
+}  // namespace
+
+std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, const ModelConfig& config) {
+  const ModelShape& s = config.shape;
+  const int64_t embd = s.embedding_dim, q_dim = int64_t{s.num_heads} * s.head_dim;
+  const int64_t kv_dim = int64_t{s.num_kv_heads} * s.head_dim;
+  Binder b(file);
+  ModelWeights w;
+  w.token_embd = b.matrix("token_embd.weight", s.vocab_size, embd);
+  w.output_norm = b.vector("output_norm.weight", embd);
+  // A model without output.weight ties its output projection to the token embedding.
+  w.output = b.has("output.weight") ? b.matrix("output.weight", s.vocab_size, embd) : w.token_embd;
+  if (b.has("rope_freqs.weight")) w.rope_freqs = b.vector("rope_freqs.weight", config.rope_dim / 2);
+
+  for (int32_t l = 0; l < s.num_layers; ++l) {
+    const std::string p = fmt::format("blk.{}.", l);
+    LayerWeights& L = w.layers.emplace_back();
+    L.attn_norm = b.vector(p + "attn_norm.weight", embd);
+    L.attn_q = b.matrix(p + "attn_q.weight", q_dim, embd);
+    L.attn_k = b.matrix(p + "attn_k.weight", kv_dim, embd);
+    L.attn_v = b.matrix(p + "attn_v.weight", kv_dim, embd);
+    L.q_bias = b.vector(p + "attn_q.bias", q_dim, false);
+    L.k_bias = b.vector(p + "attn_k.bias", kv_dim, false);
+    L.v_bias = b.vector(p + "attn_v.bias", kv_dim, false);
+    if (config.qk_norm) {
+      L.q_norm = b.vector(p + "attn_q_norm.weight", s.head_dim);
+      L.k_norm = b.vector(p + "attn_k_norm.weight", s.head_dim);
+    }
+    L.attn_output = b.matrix(p + "attn_output.weight", embd, q_dim);
+    L.ffn_norm = b.vector(p + "ffn_norm.weight", embd);
+    L.ffn_gate = b.matrix(p + "ffn_gate.weight", s.ffn_dim, embd);
+    L.ffn_up = b.matrix(p + "ffn_up.weight", s.ffn_dim, embd);
+    L.ffn_down = b.matrix(p + "ffn_down.weight", embd, s.ffn_dim);
+  }
+  if (b.error()) return std::unexpected(*b.error());
+  return w;
+}
+
+}  // namespace engine

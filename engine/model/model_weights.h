@@ -1,0 +1,49 @@
+// The tensors of a llama / qwen2 / qwen3 GGUF bound to views for the kernels, each checked for
+// presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases must be F32;
+// matrices may be any type the kernels support. Nothing is copied: views point into the map.
+#pragma once
+
+#include <expected>
+#include <span>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/model/model_config.h"
+#include "kernels/ops.h"
+
+namespace engine {
+
+namespace gguf {
+class GgufFile;
+}
+
+struct LayerWeights {
+  std::span<const float> attn_norm;  // [embd]
+  kernels::MatrixView attn_q;        // [heads * head_dim, embd]
+  kernels::MatrixView attn_k;        // [kv_heads * head_dim, embd]
+  kernels::MatrixView attn_v;        // [kv_heads * head_dim, embd]
+  std::span<const float> q_bias;     // [heads * head_dim] or empty (qwen2 has them)
+  std::span<const float> k_bias;     // [kv_heads * head_dim] or empty
+  std::span<const float> v_bias;     // [kv_heads * head_dim] or empty
+  std::span<const float> q_norm;     // [head_dim] or empty (qwen3)
+  std::span<const float> k_norm;     // [head_dim] or empty (qwen3)
+  kernels::MatrixView attn_output;   // [embd, heads * head_dim]
+  std::span<const float> ffn_norm;   // [embd]
+  kernels::MatrixView ffn_gate;      // [ffn, embd]
+  kernels::MatrixView ffn_up;        // [ffn, embd]
+  kernels::MatrixView ffn_down;      // [embd, ffn]
+};
+
+struct ModelWeights {
+  kernels::MatrixView token_embd;  // [vocab, embd]
+  std::vector<LayerWeights> layers;
+  std::span<const float> output_norm;  // [embd]
+  kernels::MatrixView output;          // [vocab, embd]: output.weight, or token_embd when tied
+  std::span<const float> rope_freqs;   // [rope_dim / 2] frequency divisors, or empty
+};
+
+// Binds every tensor `config` calls for, or returns an Error naming the tensor and what is wrong
+// (missing; shape found vs expected; unsupported or non-F32 type).
+std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, const ModelConfig& config);
+
+}  // namespace engine

@@ -1,0 +1,174 @@
+// The transformer forward pass: one flattened batch of rows from any number of sequences goes
+// through every layer together (one matmul per weight for all rows); only attention is done per
+// sequence, over that sequence's own paged K/V.
+#include "engine/model/transformer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "engine/gguf/gguf_file.h"
+#include "kernels/ops.h"
+
+namespace engine {
+
+namespace {
+
+kernels::GgmlType kv_type(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::F32:
+      return kernels::GgmlType::F32;
+    case KvDtype::F16:
+      return kernels::GgmlType::F16;
+    case KvDtype::Q8_0:
+      return kernels::GgmlType::Q8_0;
+  }
+  return kernels::GgmlType::F32;
+}
+
+// Row range [first, first + count) of a row-major [rows, width] buffer.
+std::span<float> rows(std::vector<float>& buf, int64_t first, int64_t count, int64_t width) {
+  return std::span<float>(buf).subspan(static_cast<size_t>(first * width),
+                                       static_cast<size_t>(count * width));
+}
+
+}  // namespace
+
+Transformer::Transformer(ModelConfig config, ModelWeights weights, int num_threads)
+    : config_(std::move(config)), weights_(std::move(weights)), pool_(num_threads) {
+  rope_.style = config_.rope_style;
+  rope_.rot_dim = config_.rope_dim;
+  rope_.freq_base = config_.rope_freq_base;
+  rope_.freq_scale = config_.rope_freq_scale;
+  rope_.freq_factors = weights_.rope_freqs.empty() ? nullptr : weights_.rope_freqs.data();
+}
+
+std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const gguf::GgufFile& file,
+                                                                          int num_threads) {
+  auto config = read_model_config(file);
+  if (!config) return std::unexpected(config.error());
+  auto weights = bind_weights(file, *config);
+  if (!weights) return std::unexpected(weights.error());
+  return std::make_unique<Transformer>(std::move(*config), std::move(*weights), num_threads);
+}
+
+KvCacheShape Transformer::kv_cache_shape(KvDtype dtype, int32_t block_size) const {
+  return KvCacheShape{config_.shape.num_layers, config_.shape.num_kv_heads, config_.shape.head_dim,
+                      block_size, dtype};
+}
+
+void Transformer::project(const kernels::MatrixView& w, std::span<const float> bias, std::span<const float> x,
+                          int64_t n, std::span<float> y) {
+  kernels::matmul(w, x, n, y, pool_);
+  if (!bias.empty()) kernels::add_bias(y, bias);
+}
+
+void Transformer::store_kv(const ForwardBatch& batch, int32_t layer, PagedKvCache& cache) const {
+  const int32_t block_size = cache.shape().block_size;
+  const size_t kv_dim = static_cast<size_t>(config_.shape.num_kv_heads) * config_.shape.head_dim;
+  for (const BatchSeq& seq : batch.seqs) {
+    for (int32_t i = 0; i < seq.num_rows; ++i) {
+      const size_t r = static_cast<size_t>(seq.first_row + i);
+      const int32_t pos = batch.positions[r];
+      assert(pos / block_size < static_cast<int32_t>(seq.block_table.size()));
+      const int32_t block = seq.block_table[static_cast<size_t>(pos / block_size)];
+      cache.write(layer, block, pos % block_size, std::span<const float>(k_).subspan(r * kv_dim, kv_dim),
+                  std::span<const float>(v_).subspan(r * kv_dim, kv_dim));
+    }
+  }
+}
+
+void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) {
+  const ModelShape& s = config_.shape;
+  const int64_t n = batch.num_tokens();
+  const int64_t m = static_cast<int64_t>(batch.logit_rows.size());
+  const int32_t hd = s.head_dim;
+  const int64_t embd = s.embedding_dim, q_dim = int64_t{s.num_heads} * hd,
+                kv_dim = int64_t{s.num_kv_heads} * hd;
+  const int64_t ffn = s.ffn_dim;
+  const float eps = config_.rms_norm_eps;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  assert(cache.shape().num_layers == s.num_layers && cache.shape().num_kv_heads == s.num_kv_heads &&
+         cache.shape().head_dim == hd);
+  assert(static_cast<int64_t>(logits.size()) == m * s.vocab_size);
+  if (n == 0) return;
+  assert(std::all_of(batch.tokens.begin(), batch.tokens.end(),
+                     [&](int32_t t) { return t >= 0 && t < s.vocab_size; }));
+
+  x_.resize(static_cast<size_t>(n * embd));      // [n, embd] residual stream
+  h_.resize(static_cast<size_t>(n * embd));      // [n, embd] normalised input of a block
+  q_.resize(static_cast<size_t>(n * q_dim));     // [n, num_heads, head_dim]
+  k_.resize(static_cast<size_t>(n * kv_dim));    // [n, num_kv_heads, head_dim]
+  v_.resize(static_cast<size_t>(n * kv_dim));    // [n, num_kv_heads, head_dim]
+  attn_.resize(static_cast<size_t>(n * q_dim));  // [n, num_heads, head_dim]
+  proj_.resize(static_cast<size_t>(n * embd));   // [n, embd] a block's output before the residual add
+  gate_.resize(static_cast<size_t>(n * ffn));    // [n, ffn]
+  up_.resize(static_cast<size_t>(n * ffn));      // [n, ffn]
+  last_.resize(static_cast<size_t>(m * embd));   // [m, embd] rows whose logits are wanted
+
+  // x = token_embd[tokens]
+  kernels::embedding(weights_.token_embd, batch.tokens, x_);
+
+  for (int32_t l = 0; l < s.num_layers; ++l) {
+    const LayerWeights& L = weights_.layers[static_cast<size_t>(l)];
+
+    // h = rmsnorm(x) * attn_norm
+    kernels::rmsnorm(x_, L.attn_norm, embd, eps, h_);
+    // q = h·Wqᵀ + bq, k = h·Wkᵀ + bk, v = h·Wvᵀ + bv (biases only where the model has them)
+    project(L.attn_q, L.q_bias, h_, n, q_);
+    project(L.attn_k, L.k_bias, h_, n, k_);
+    project(L.attn_v, L.v_bias, h_, n, v_);
+    // qwen3: q and k normalised per head over head_dim
+    if (config_.qk_norm) {
+      kernels::rmsnorm(q_, L.q_norm, hd, eps, q_);
+      kernels::rmsnorm(k_, L.k_norm, hd, eps, k_);
+    }
+    // q, k rotated by each row's position
+    kernels::rope(q_, batch.positions, s.num_heads, hd, rope_);
+    kernels::rope(k_, batch.positions, s.num_kv_heads, hd, rope_);
+    // cache[seq][position] = (k, v)
+    store_kv(batch, l, cache);
+    // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
+    const kernels::KvLayerView kv{reinterpret_cast<const std::byte*>(cache.k_data(l).data()),
+                                  reinterpret_cast<const std::byte*>(cache.v_data(l).data()),
+                                  kv_type(cache.shape().dtype),
+                                  cache.num_blocks(),
+                                  cache.shape().block_size,
+                                  s.num_kv_heads,
+                                  hd};
+    for (const BatchSeq& seq : batch.seqs) {
+      kernels::paged_attention(
+          rows(q_, seq.first_row, seq.num_rows, q_dim),
+          std::span(batch.positions)
+              .subspan(static_cast<size_t>(seq.first_row), static_cast<size_t>(seq.num_rows)),
+          s.num_heads, kv, seq.block_table, scale, rows(attn_, seq.first_row, seq.num_rows, q_dim), pool_);
+    }
+    // x = x + attn·Woᵀ
+    kernels::matmul(L.attn_output, attn_, n, proj_, pool_);
+    kernels::add(x_, proj_, x_);
+
+    // h = rmsnorm(x) * ffn_norm
+    kernels::rmsnorm(x_, L.ffn_norm, embd, eps, h_);
+    // gate = h·Wgᵀ, up = h·Wuᵀ
+    kernels::matmul(L.ffn_gate, h_, n, gate_, pool_);
+    kernels::matmul(L.ffn_up, h_, n, up_, pool_);
+    // gate = silu(gate) * up
+    kernels::swiglu(gate_, up_, gate_);
+    // x = x + gate·Wdᵀ
+    kernels::matmul(L.ffn_down, gate_, n, proj_, pool_);
+    kernels::add(x_, proj_, x_);
+  }
+
+  // last = x[logit_rows]
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t r = batch.logit_rows[static_cast<size_t>(i)];
+    assert(r >= 0 && r < n);
+    std::copy_n(x_.begin() + r * embd, embd, last_.begin() + i * embd);
+  }
+  // last = rmsnorm(last) * output_norm
+  kernels::rmsnorm(last_, weights_.output_norm, embd, eps, last_);
+  // logits = last·W_outᵀ                                                     // [m, vocab]
+  kernels::matmul(weights_.output, last_, m, logits, pool_);
+}
+
+}  // namespace engine

@@ -1,0 +1,25 @@
+// Picks the dot-product kernel per weight type from the detected SIMD level.
+#include "kernels/cpu/vec_dot_simd.h"
+
+namespace kernels {
+
+SimdLevel vec_dot_level() {
+  static const SimdLevel level = [] {
+    SimdLevel l = detect_simd_level();
+#if defined(__x86_64__) || defined(__i386__)
+    if (l == SimdLevel::Avx512 && !__builtin_cpu_supports("avx512vnni")) l = SimdLevel::Avx2;
+#endif
+    return l;
+  }();
+  return level;
+}
+
+VecDotFn vec_dot_for(GgmlType type, SimdLevel level) {
+  if (level == SimdLevel::Avx512)
+    if (VecDotFn f = avx512_vec_dot(type)) return f;
+  if (level == SimdLevel::Avx512 || level == SimdLevel::Avx2)
+    if (VecDotFn f = avx2_vec_dot(type)) return f;
+  return scalar_vec_dot(type);
+}
+
+}  // namespace kernels
