@@ -101,19 +101,25 @@ void Engine::Impl::loop() {
       deliveries[in.seq->id()] = Delivery{std::move(in.stream), std::move(in.on_chunk)};
       core.add(std::move(in.seq));
     }
+    std::vector<RequestOutput> outputs;
     for (SeqId id : cancels)
-      if (auto out = core.cancel(id)) deliver({std::move(*out)});
+      if (auto out = core.cancel(id)) outputs.push_back(std::move(*out));
     if (stop) {
-      deliver(core.cancel_all());
-      break;
+      for (auto& out : core.cancel_all()) outputs.push_back(std::move(out));
+    } else if (core.has_work()) {
+      for (auto& out : core.step()) outputs.push_back(std::move(out));
     }
-    if (core.has_work()) deliver(core.step());
+    // Metrics first, so a caller woken by its result sees them already counted.
     {
       std::lock_guard lock(metrics_mutex);
       metrics = core.metrics();
     }
-    std::lock_guard lock(inbox->mutex);
-    inbox->num_waiting = core.num_waiting();
+    {
+      std::lock_guard lock(inbox->mutex);
+      inbox->num_waiting = core.num_waiting();
+    }
+    deliver(std::move(outputs));
+    if (stop) break;
   }
 }
 

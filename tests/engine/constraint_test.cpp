@@ -1,0 +1,121 @@
+// Constrained decoding: the allowed-completions trie, which tokens each state allows (every
+// token sequence that spells a prefix, EOS only at a complete string), forced text for
+// jump-forward, spelling forced text with tokens, and end-to-end through the EngineCore with
+// random sampling: the output is always one of the allowed strings.
+#include "engine/sampling/constraint.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/core/engine_core.h"
+#include "tests/engine/serve_fakes.h"
+
+using namespace engine;
+using arena::test::FakeModel;
+using arena::test::FakeTokenizer;
+
+namespace {
+
+std::set<std::string> pieces_of(const std::vector<TokenId>& ids, const PieceIndex& pieces) {
+  std::set<std::string> out;
+  for (auto id : ids) out.insert(id == FakeTokenizer::kEos ? "<eos>" : pieces.piece(id));
+  return out;
+}
+
+Constraint make(std::vector<std::string> allowed) {
+  return Constraint(*CompletionTrie::build(allowed));
+}
+
+}  // namespace
+
+TEST_CASE("CompletionTrie rejects an empty set and empty strings", "[engine]") {
+  CHECK_FALSE(CompletionTrie::build(std::vector<std::string>{}));
+  auto bad = CompletionTrie::build(std::vector<std::string>{"e2e4", ""});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("empty") != std::string::npos);
+}
+
+TEST_CASE("Constraint allows every token that keeps the output a prefix of an allowed string", "[engine]") {
+  FakeTokenizer tok;
+  PieceIndex pieces(tok, tok.vocab_size());
+  auto c = make({"e2e3", "e2e4", "e2e4q"});
+  CHECK(pieces_of(c.allowed_tokens(pieces), pieces) == std::set<std::string>{"e", "e2", "e2e", "e2e4"});
+  REQUIRE(c.advance("e2e"));
+  CHECK(pieces_of(c.allowed_tokens(pieces), pieces) == std::set<std::string>{"3", "4", "4q"});
+  REQUIRE(c.advance("4"));
+  CHECK(c.is_complete());
+  CHECK_FALSE(c.is_finished());
+  // Complete but extendable: "q" or end-of-generation.
+  CHECK(pieces_of(c.allowed_tokens(pieces), pieces) == std::set<std::string>{"q", "<eos>"});
+  CHECK_FALSE(c.advance("x"));
+  REQUIRE(c.advance("q"));
+  CHECK(c.is_finished());
+}
+
+TEST_CASE("Constraint forced text runs to the next choice", "[engine]") {
+  auto c = make({"e2e3", "e2e4", "Nf3"});
+  CHECK(c.forced_text().empty());  // 'e' or 'N'
+  REQUIRE(c.advance("N"));
+  CHECK(c.forced_text() == "f3");
+  auto d = make({"e2e3", "e2e4"});
+  CHECK(d.forced_text() == "e2e");
+  auto e = make({"e2e4", "e2e4q"});
+  REQUIRE(e.advance("e2e4"));
+  CHECK(e.forced_text().empty());  // complete: stop or go on
+}
+
+TEST_CASE("tokens_spelling spells text exactly with the vocabulary", "[engine]") {
+  FakeTokenizer tok;
+  PieceIndex pieces(tok, tok.vocab_size());
+  auto ids = tokens_spelling("Nf3", tok, pieces);
+  CHECK(tok.decode(ids, false) == "Nf3");
+  CHECK(tokens_spelling("f3e2", tok, pieces).size() == 2);
+  CHECK(tokens_spelling("\x01", tok, pieces).empty());  // no piece holds that byte
+}
+
+TEST_CASE("Constrained requests always produce an allowed string", "[engine]") {
+  FakeTokenizer tok;
+  FakeModel model;
+  EngineConfig cfg;
+  cfg.cache.dtype = KvDtype::F32;
+  EngineCore core(model, tok, cfg, 256);
+  const std::vector<std::vector<std::string>> sets{
+      {"e2e3", "e2e4", "e2e4q"},
+      {"Nf3", "Nc3", "e4", "e2e4", "d4", "abc", "ab"},
+      {"the end", "the ending", "thing"},
+      {"a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1a7", "a1a8", "b1c3"},
+      {"Nf3"}};
+  std::vector<std::pair<RequestId, size_t>> ids;
+  uint64_t next = 1;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    for (int rep = 0; rep < 8; ++rep) {
+      GenerateRequest r;
+      r.prompt = "Move " + std::to_string(rep) + ":";
+      r.allowed_completions = sets[s];
+      r.sampling.temperature = rep == 0 ? 0.0f : 1.5f;
+      r.sampling.seed = next;
+      r.sampling.max_tokens = 32;
+      auto seq = core.make_sequence(SeqId{next}, r, Clock::now());
+      REQUIRE(seq);
+      core.add(std::move(*seq));
+      ids.push_back({SeqId{next++}, s});
+    }
+  }
+  std::map<uint64_t, GenerateResult> results;
+  for (int i = 0; i < 200 && core.has_work(); ++i)
+    for (auto& out : core.step())
+      if (out.result) results[out.id.value] = *out.result;
+  REQUIRE(results.size() == ids.size());
+  for (auto [id, s] : ids) {
+    const auto& r = results.at(id.value);
+    INFO("request " << id.value << " text '" << r.text << "'");
+    CHECK(r.reason == FinishReason::Stop);
+    CHECK(std::ranges::find(sets[s], r.text) != sets[s].end());
+  }
+  // The single-choice set is spelled by jump-forward, without sampling a token.
+  CHECK(results.at(ids.back().first.value).tokens == std::vector<TokenId>{tok.id_of("Nf3")});
+}
