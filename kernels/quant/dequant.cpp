@@ -70,6 +70,22 @@ void dequantize_row_q4_0(const std::byte* src, float* dst, int64_t n) {
   }
 }
 
+void dequantize_row_q5_0(const std::byte* src, float* dst, int64_t n) {
+  const auto* x = blocks<BlockQ5_0>(src);
+  for (int64_t b = 0; b < n / kQK8_0; ++b) {
+    const float d = f16_to_f32(x[b].d);
+    uint32_t qh;
+    std::memcpy(&qh, x[b].qh, 4);
+    for (int i = 0; i < kQK8_0 / 2; ++i) {
+      const int lo = (x[b].qs[i] & 0xF) | static_cast<int>(((qh >> i) & 1) << 4);
+      const int hi = (x[b].qs[i] >> 4) | static_cast<int>(((qh >> (i + 16)) & 1) << 4);
+      dst[i] = d * static_cast<float>(lo - 16);
+      dst[i + kQK8_0 / 2] = d * static_cast<float>(hi - 16);
+    }
+    dst += kQK8_0;
+  }
+}
+
 void dequantize_row_q4_k(const std::byte* src, float* dst, int64_t n) {
   const auto* x = blocks<BlockQ4K>(src);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
@@ -161,6 +177,8 @@ void dequantize_row(GgmlType type, const std::byte* src, float* dst, int64_t n) 
       return dequantize_row_q8_0(src, dst, n);
     case GgmlType::Q4_0:
       return dequantize_row_q4_0(src, dst, n);
+    case GgmlType::Q5_0:
+      return dequantize_row_q5_0(src, dst, n);
     case GgmlType::Q4_K:
       return dequantize_row_q4_k(src, dst, n);
     case GgmlType::Q5_K:

@@ -3,6 +3,7 @@
 //
 //   Q8_0 / Q4_0: 32 values per block, one F16 scale d: x = d * q (Q4_0: q = nibble - 8,
 //                low nibbles are values 0..15, high nibbles values 16..31).
+//   Q5_0:        as Q4_0 with a fifth bit per value in a 32-bit mask: q = (nibble | bit << 4) - 16.
 //   Q4_K / Q5_K: 256 values in 8 sub-blocks of 32, each with a 6-bit scale and 6-bit min packed
 //                in 12 bytes; x = d * scale_j * q - dmin * min_j (Q5_K: q has a 5th bit in qh).
 //   Q6_K:        256 values in 16 sub-blocks of 16 with int8 scales; x = d * scale_j * (q - 32),
@@ -28,6 +29,13 @@ struct BlockQ4_0 {
   uint8_t qs[kQK8_0 / 2];
 };
 static_assert(sizeof(BlockQ4_0) == 18);
+
+struct BlockQ5_0 {
+  uint16_t d;
+  uint8_t qh[4];  // bit j: the fifth bit of value j
+  uint8_t qs[kQK8_0 / 2];
+};
+static_assert(sizeof(BlockQ5_0) == 22);
 
 struct BlockQ4K {
   uint16_t d;

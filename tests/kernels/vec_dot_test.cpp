@@ -1,0 +1,79 @@
+// Dot products: the scalar kernels against dequantize-then-multiply in double, and every SIMD
+// kernel this CPU can run against the scalar one, for every weight type.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "kernels/cpu/vec_dot_simd.h"
+#include "kernels/quant/dequant.h"
+#include "kernels/quant/dot_activation.h"
+#include "tests/kernels/random_weights.h"
+
+using kernels::GgmlType;
+
+namespace {
+
+struct DotInputs {
+  std::vector<std::byte> w, x;  // one weight row, one converted activation row
+  double exact = 0;             // dequantized w · dequantized x in double
+  double magnitude = 0;         // sum |w_i x_i|: the scale of rounding errors
+};
+
+DotInputs make_inputs(GgmlType type, int64_t n, std::mt19937& rng) {
+  DotInputs in;
+  in.w = kernels::test::random_weights(type, 1, n, rng);
+  const GgmlType xt = kernels::dot_type(type);
+  const auto xf = kernels::test::random_floats(static_cast<size_t>(n), rng);
+  in.x.resize(kernels::row_bytes(xt, n));
+  kernels::quantize_activation_row(xt, xf.data(), in.x.data(), n);
+  std::vector<float> wd(static_cast<size_t>(n)), xd(static_cast<size_t>(n));
+  kernels::dequantize_row(type, in.w.data(), wd.data(), n);
+  kernels::dequantize_row(xt, in.x.data(), xd.data(), n);
+  for (size_t i = 0; i < wd.size(); ++i) {
+    in.exact += static_cast<double>(wd[i]) * xd[i];
+    in.magnitude += std::fabs(static_cast<double>(wd[i]) * xd[i]);
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("Scalar dot products equal dequantized products", "[kernels]") {
+  std::mt19937 rng(7);
+  for (GgmlType type : kernels::test::kWeightTypes) {
+    const int64_t block = std::max<int64_t>(kernels::traits(kernels::dot_type(type)).block_size,
+                                            kernels::traits(type).block_size);
+    for (int64_t n : {block, 4 * block, 7 * block}) {
+      const auto in = make_inputs(type, n, rng);
+      const float got = kernels::scalar_vec_dot(type)(in.w.data(), in.x.data(), n);
+      INFO(kernels::traits(type).name << " n=" << n);
+      CHECK(std::fabs(got - in.exact) <= 1e-5 * in.magnitude + 1e-7);
+    }
+  }
+}
+
+TEST_CASE("SIMD dot products match the scalar ones", "[kernels]") {
+  std::mt19937 rng(11);
+  const kernels::SimdLevel levels[] = {kernels::SimdLevel::Avx2, kernels::SimdLevel::Avx512};
+  int num_checked = 0;
+  for (auto level : levels) {
+    if (static_cast<int>(level) > static_cast<int>(kernels::vec_dot_level())) continue;
+    for (GgmlType type : kernels::test::kWeightTypes) {
+      const auto fast =
+          level == kernels::SimdLevel::Avx2 ? kernels::avx2_vec_dot(type) : kernels::avx512_vec_dot(type);
+      if (!fast) continue;
+      const int64_t block = std::max<int64_t>(kernels::traits(kernels::dot_type(type)).block_size,
+                                              kernels::traits(type).block_size);
+      // Lengths that exercise every tail of the unrolled loops.
+      for (int64_t blocks : {1, 2, 3, 5, 8, 17, 28}) {
+        const int64_t n = blocks * block;
+        const auto in = make_inputs(type, n, rng);
+        const float want = kernels::scalar_vec_dot(type)(in.w.data(), in.x.data(), n);
+        const float got = fast(in.w.data(), in.x.data(), n);
+        INFO(kernels::to_string(level) << " " << kernels::traits(type).name << " n=" << n);
+        CHECK(std::fabs(got - want) <= 1e-5 * in.magnitude + 1e-7);
+        ++num_checked;
+      }
+    }
+  }
+  if (num_checked == 0) WARN("no SIMD dot kernels on this CPU: nothing to compare");
+}
