@@ -140,14 +140,37 @@ std::unexpected<GameError> error(std::string message) {
   return std::unexpected(GameError{std::move(message)});
 }
 
-// Printable form of untrusted text: at most 32 bytes, control bytes escaped.
+// The length of the valid UTF-8 sequence at the front of `text`, or 0 if it is not one.
+size_t utf8_length(std::string_view text) {
+  const unsigned char lead = static_cast<unsigned char>(text[0]);
+  const size_t length = lead < 0x80           ? 1
+                        : (lead >> 5) == 0x6  ? 2
+                        : (lead >> 4) == 0xe  ? 3
+                        : (lead >> 3) == 0x1e ? 4
+                                              : 0;
+  if (length == 0 || length > text.size()) return 0;
+  for (size_t i = 1; i < length; ++i)
+    if ((static_cast<unsigned char>(text[i]) >> 6) != 0x2) return 0;
+  return length;
+}
+
+// Printable form of untrusted text for messages: about 32 bytes, with control bytes and bytes that
+// are not valid UTF-8 escaped (so the message is always valid UTF-8, e.g. for JSON).
 std::string quoted(std::string_view text) {
   std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < 32; ++i) {
+  size_t i = 0;
+  while (i < text.size() && i < 32) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    out += c >= 0x20 && c != 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+    const size_t length = utf8_length(text.substr(i));
+    if (length == 0 || c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    } else {
+      out += text.substr(i, length);
+      i += length;
+    }
   }
-  return out + (text.size() > 32 ? "...'" : "'");
+  return out + (i < text.size() ? "...'" : "'");
 }
 
 std::string describe(Square s) {

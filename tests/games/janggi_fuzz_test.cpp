@@ -26,6 +26,23 @@ void check_consistent(const games::Game& game) {
   CHECK(game.to_json().front() == '{');
 }
 
+// Whether `text` is valid UTF-8 (error messages may end up in JSON).
+bool valid_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char lead = static_cast<unsigned char>(text[i]);
+    const size_t length = lead < 0x80           ? 1
+                          : (lead >> 5) == 0x6  ? 2
+                          : (lead >> 4) == 0xe  ? 3
+                          : (lead >> 3) == 0x1e ? 4
+                                                : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    i += length;
+  }
+  return true;
+}
+
 std::string mutate(std::string text, std::mt19937& rng) {
   const std::string alphabet = "kabnrcpKABNRCPEHeh0123456789/ -wbx\t\xff";
   const int edits = 1 + int(rng() % 3);
@@ -54,10 +71,12 @@ TEST_CASE("janggi factory survives random bytes", "[games][janggi]") {
     std::string bytes(rng() % 80, '\0');
     for (char& c : bytes) c = char(rng() % 256);
     auto game = games::janggi::make_janggi_game("janggi", bytes);
-    if (game)
+    if (game) {
       check_consistent(**game);
-    else
+    } else {
       CHECK_FALSE(game.error().message.empty());
+      CHECK(valid_utf8(game.error().message));
+    }
   }
 }
 
@@ -79,6 +98,7 @@ TEST_CASE("janggi factory survives mutated FENs", "[games][janggi]") {
       check_consistent(**game);
     } else {
       CHECK(game.error().message.starts_with("invalid FEN: "));
+      CHECK(valid_utf8(game.error().message));
     }
   }
   // Some mutations (a changed count, swapped pieces) still make legal positions.
@@ -100,9 +120,11 @@ TEST_CASE("janggi parse_move survives random and mutated moves", "[games][janggi
       text = mutate(i % 4 ? legal[rng() % legal.size()] : human[rng() % human.size()], rng);
     }
     const auto parsed = (*game)->parse_move(text);
-    if (parsed)
+    if (parsed) {
       CHECK(std::find(legal.begin(), legal.end(), *parsed) != legal.end());
-    else
+    } else {
       CHECK_FALSE(parsed.error().message.empty());
+      CHECK(valid_utf8(parsed.error().message));
+    }
   }
 }
