@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "games/janggi/fen.h"
 #include "games/janggi/movegen.h"
 #include "games/janggi/notation.h"
@@ -43,9 +45,9 @@ std::string_view result_name(Outcome::Result r) {
     case Outcome::Result::Ongoing:
       return "ongoing";
     case Outcome::Result::FirstWins:
-      return "first_wins";
+      return "cho_wins";
     case Outcome::Result::SecondWins:
-      return "second_wins";
+      return "han_wins";
     case Outcome::Result::Draw:
       return "draw";
   }
@@ -122,6 +124,7 @@ class JanggiGame final : public Game {
       out.emplace_back(move_name(m), janggi::perft(scratch, rules_, depth - 1));
       scratch.undo_move();
     }
+    std::sort(out.begin(), out.end());
     return out;
   }
 
@@ -141,12 +144,11 @@ class JanggiGame final : public Game {
     return list;
   }
 
-  std::string last_move_text() const {
-    if (pos_.plies_played() == 0) return {};
+  // The last move in numeric notation, from the position before it (there must be one).
+  std::string last_move_numeric() const {
     Position before = pos_;
     before.undo_move();
-    const Move m = pos_.state().move;
-    return fmt::format("{} ({})", move_name(m), numeric_move(before, m));
+    return numeric_move(before, pos_.state().move);
   }
 
   std::string variant_;
@@ -173,7 +175,8 @@ std::string JanggiGame::render_text() const {
   out +=
       "Pieces: K general, A guard, B elephant, N horse, R chariot, C cannon, P soldier; "
       "uppercase = Cho, lowercase = Han; '.' = empty point.\n";
-  if (const std::string last = last_move_text(); !last.empty()) out += "Last move: " + last + ".\n";
+  if (pos_.plies_played() > 0)
+    out += fmt::format("Last move: {} ({}).\n", move_name(pos_.state().move), last_move_numeric());
   if (pos_.state().in_check) out += fmt::format("{}'s general is in check.\n", side_name(us));
   if (pos_.state().facing)
     out += rules_.bikjang ? "The generals face each other (bikjang): break the facing or pass.\n"
@@ -185,28 +188,25 @@ std::string JanggiGame::render_text() const {
 }
 
 std::string JanggiGame::to_json() const {
-  // squares: 10 rows from rank 10 (top, Han's back rank) to rank 1, each 9 points from file a to
-  // file i, holding the FEN letter of the piece or "" when empty.
-  std::string squares = "[";
-  for (int rank = kNumRanks - 1; rank >= 0; --rank) {
-    squares += rank == kNumRanks - 1 ? "[" : ",[";
+  // squares: 90 points, rank 10 (top, Han's back rank) down to rank 1, each from file a to file i,
+  // holding the FEN letter of the piece or "" when empty (the layout of the chess view).
+  std::vector<std::string> squares;
+  for (int rank = kNumRanks - 1; rank >= 0; --rank)
     for (int file = 0; file < kNumFiles; ++file) {
       const Piece p = pos_.piece_on(make_square(file, rank));
-      squares += file ? "," : "";
-      squares += p == NoPiece ? "\"\"" : fmt::format("\"{}\"", piece_char(p));
+      squares.push_back(p == NoPiece ? "" : std::string(1, piece_char(p)));
     }
-    squares += "]";
-  }
-  squares += "]";
   const Outcome o = outcome();
-  const std::string last = pos_.plies_played() ? json_string(move_name(pos_.state().move)) : "null";
+  const bool moved = pos_.plies_played() > 0;
   return fmt::format(
       "{{\"variant\":{},\"fen\":{},\"files\":9,\"ranks\":10,\"squares\":{},\"side_to_move\":\"{}\","
-      "\"side_name\":\"{}\",\"ply\":{},\"last_move\":{},\"in_check\":{},\"generals_facing\":{},"
+      "\"ply\":{},\"last_move\":{},\"last_move_numeric\":{},\"in_check\":{},\"generals_facing\":{},"
       "\"points\":{{\"cho\":{:g},\"han\":{:g}}},\"outcome\":{{\"result\":\"{}\",\"reason\":{}}},"
-      "\"legal_moves\":{},\"legal_moves_human\":{}}}",
-      json_string(variant_), json_string(fen()), squares, pos_.side_to_move() == Cho ? "first" : "second",
-      side_name(pos_.side_to_move()), ply(), last, pos_.state().in_check, pos_.state().facing,
+      "\"claimable_draw\":null,\"legal_moves\":{},\"legal_moves_numeric\":{}}}",
+      json_string(variant_), json_string(fen()), json_list(squares),
+      pos_.side_to_move() == Cho ? "cho" : "han", ply(),
+      moved ? json_string(move_name(pos_.state().move)) : "null",
+      moved ? json_string(last_move_numeric()) : "null", pos_.state().in_check, pos_.state().facing,
       counting_points(pos_, Cho), counting_points(pos_, Han), result_name(o.result), json_string(o.reason),
       json_list(legal_moves()), json_list(legal_moves_human()));
 }

@@ -36,23 +36,25 @@ TEST_CASE("janggi to_json describes the board view", "[games][janggi]") {
   const auto json = nlohmann::json::parse(game->to_json());
   CHECK(json["variant"] == "janggi");
   CHECK(json["fen"] == game->fen());
-  REQUIRE(json["squares"].size() == 10);
-  REQUIRE(json["squares"][0].size() == 9);
-  CHECK(json["squares"][0][0] == "r");  // a10
-  CHECK(json["squares"][1][4] == "k");  // e9
-  CHECK(json["squares"][8][4] == "K");  // e2
-  CHECK(json["squares"][9][4] == "");   // e1
-  CHECK(json["side_to_move"] == "second");
-  CHECK(json["side_name"] == "Han");
+  // 90 points from a10 to i10, then rank 9, ... down to rank 1.
+  REQUIRE(json["squares"].size() == 90);
+  CHECK(json["squares"][0] == "r");          // a10
+  CHECK(json["squares"][9 + 4] == "k");      // e9
+  CHECK(json["squares"][8 * 9 + 4] == "K");  // e2
+  CHECK(json["squares"][9 * 9 + 4] == "");   // e1
+  CHECK(json["squares"][9 * 9 + 8] == "R");  // i1
+  CHECK(json["side_to_move"] == "han");
   CHECK(json["last_move"] == "e2e2");
+  CHECK(json["last_move_numeric"] == "한수쉼");
   CHECK(json["in_check"] == false);
   CHECK(json["outcome"]["result"] == "ongoing");
   CHECK(json["legal_moves"].size() == 32);
-  CHECK(json["legal_moves_human"].size() == 32);
+  CHECK(json["legal_moves_numeric"].size() == 32);
+  CHECK(json["claimable_draw"].is_null());
   CHECK(json["points"]["han"] == 73.5);
   REQUIRE(game->apply("e9e9").has_value());
   const auto over = nlohmann::json::parse(game->to_json());
-  CHECK(over["outcome"]["result"] == "second_wins");
+  CHECK(over["outcome"]["result"] == "han_wins");
   CHECK(over["outcome"]["reason"] == "both sides passed; counting: Cho 72, Han 73.5");
   CHECK(over["legal_moves"].empty());
 }
