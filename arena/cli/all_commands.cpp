@@ -7,12 +7,16 @@ namespace arena::cli {
 
 void add_version_command(CLI::App& root, Action& action);
 void add_synth_command(CLI::App& root, Action& action);
+void add_perft_command(CLI::App& root, Action& action);
+void add_bench_command(CLI::App& root, Action& action);
 void add_eval_command(CLI::App& root, Action& action);
 
 std::span<const Registrar> all_commands() {
   static constexpr std::array registrars{
       &add_version_command,
       &add_synth_command,
+      &add_perft_command,
+      &add_bench_command,
       &add_eval_command,
   };
   return registrars;

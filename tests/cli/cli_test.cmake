@@ -19,3 +19,28 @@ expect_run(ARGS no-such-command CODE 2 MATCH "error: unknown subcommand 'no-such
 expect_run(ARGS --no-such-flag CODE 2 MATCH "error: .*no-such-flag.*Usage:")
 expect_run(ARGS version --bogus CODE 2 MATCH "error: .*bogus")
 expect_run(ARGS "" CODE 2 MATCH "error: ")
+
+# arena perft (chess): one position, divide, EPD suites, bad input.
+expect_run(ARGS perft --game chess --depth 3 CODE 0 MATCH "^Nodes searched: 8902\n$")
+expect_run(ARGS perft --depth 2 --divide CODE 0 MATCH "^a2a3: 20\na2a4: 20\nb1a3: 20\n.*g2g4: 20\nh2h3: 20\nh2h4: 20\n\nNodes searched: 400\n$")
+expect_run(ARGS perft --fen "4k3/8/8/8/8/8/8/4K2R w K - 0 1" --depth 1 CODE 0 MATCH "Nodes searched: 15")
+expect_run(ARGS perft --fen "4k3/8/8/8/8/8/8/4K3 x - - 0 1" --depth 1 CODE 1
+           MATCH "FEN field 2 \\(side to move\\): expected 'w' or 'b', got 'x'")
+expect_run(ARGS perft --game checkers --depth 1 CODE 2 MATCH "error: .*checkers")
+expect_run(ARGS perft --game chess CODE 2 MATCH "error: --depth or --epd")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/perft_cli_test.epd
+     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401 ;D3 8902\n\n"
+     "4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15 ;D4 99999999\n")
+expect_run(ARGS perft --epd ${CMAKE_CURRENT_BINARY_DIR}/perft_cli_test.epd --max-depth 3 CODE 1
+           MATCH "mismatch: line 1: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 depth 2: expected 401, found 400\n3 passed, 1 failed\n$")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/perft_cli_bad.epd "4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15\n4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 fifteen\n")
+expect_run(ARGS perft --epd ${CMAKE_CURRENT_BINARY_DIR}/perft_cli_bad.epd CODE 1 MATCH "perft_cli_bad.epd:2: malformed line")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/perft_cli_badfen.epd "4k3/8/8/8/8/8/8/4K2R w X - 0 1 ;D1 15\n")
+expect_run(ARGS perft --epd ${CMAKE_CURRENT_BINARY_DIR}/perft_cli_badfen.epd CODE 1
+           MATCH "perft_cli_badfen.epd:1: FEN field 3 \\(castling\\)")
+expect_run(ARGS perft --epd no-such-file.epd CODE 1 MATCH "cannot read EPD file 'no-such-file.epd'")
+
+# arena bench perft: runs with or without the reference engines installed.
+expect_run(ARGS bench CODE 2 MATCH "error: .*Subcommands:.*perft")
+expect_run(ARGS bench perft --repeat 1 --chess-depth 3 --janggi-depth 2 --stockfish /no/such/stockfish CODE 0
+           MATCH "chess +3  arena +8902 .*chess +3  /no/such/stockfish +not installed")

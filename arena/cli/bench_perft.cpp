@@ -1,0 +1,292 @@
+// `arena bench perft`: nodes per second of arena's perft (chess start position depth 5, janggi
+// start position depth 4) and, in the same run, of the reference engines' `go perft` on the
+// same FEN: Stockfish for chess, Fairy-Stockfish (UCI_Variant janggi) for janggi. An engine is
+// timed from sending `go perft` to reading its "Nodes searched" line; every figure is the best
+// of --repeat runs. A missing engine binary gives a "not installed" row, never a failure.
+#include "arena/cli/bench_perft.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <expected>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "games/game.h"
+
+namespace arena::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchFlags {
+  int repeat = 3;
+  int chess_depth = 5;
+  int janggi_depth = 4;
+  std::string stockfish = "/usr/games/stockfish";
+  std::string fairy_stockfish = "/usr/games/fairy-stockfish";
+  bool json = false;
+};
+
+// A UCI engine on the other end of a socket pair (sockets, so a dead engine cannot SIGPIPE us).
+class EngineProcess {
+ public:
+  static std::expected<std::unique_ptr<EngineProcess>, std::string> start(const std::string& path) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+      return std::unexpected("socketpair failed");
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return std::unexpected("fork failed");
+    }
+    if (pid == 0) {  // child: the socket is stdin and stdout, stderr is discarded
+      dup2(fds[1], STDIN_FILENO);
+      dup2(fds[1], STDOUT_FILENO);
+      if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDERR_FILENO);
+      execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(fds[1]);
+    return std::unique_ptr<EngineProcess>(new EngineProcess(pid, fds[0]));
+  }
+
+  ~EngineProcess() {
+    send("quit");
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        close(fd_);
+        return;
+      }
+      usleep(20000);
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    close(fd_);
+  }
+
+  bool send(const std::string& line) {
+    const std::string text = line + "\n";
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = ::send(fd_, text.data() + done, text.size() - done, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      done += size_t(n);
+    }
+    return true;
+  }
+
+  // The next line of output, or nullopt at end of output or after `timeout`.
+  std::optional<std::string> read_line(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (true) {
+      if (const auto end = buffer_.find('\n'); end != std::string::npos) {
+        std::string line = buffer_.substr(0, end);
+        buffer_.erase(0, end + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        return line;
+      }
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      pollfd p{fd_, POLLIN, 0};
+      if (left <= 0 || poll(&p, 1, int(left)) <= 0) return std::nullopt;
+      char chunk[4096];
+      const ssize_t n = read(fd_, chunk, sizeof chunk);
+      if (n <= 0) return std::nullopt;
+      buffer_.append(chunk, size_t(n));
+    }
+  }
+
+  // Reads lines until one starts with `prefix`; returns it, or nullopt.
+  std::optional<std::string> wait_for(std::string_view prefix, std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (auto line =
+               read_line(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())))
+      if (line->starts_with(prefix)) return line;
+    return std::nullopt;
+  }
+
+ private:
+  EngineProcess(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
+
+  pid_t pid_;
+  int fd_;
+  std::string buffer_;
+};
+
+// One row of the table: an implementation's perft on one position.
+struct Measurement {
+  std::string engine;  // "arena", or the engine's `id name`
+  std::string status;  // empty when measured; otherwise why not ("not installed", ...)
+  uint64_t nodes = 0;
+  double seconds = 0;
+
+  double mnps() const { return seconds > 0 ? double(nodes) / seconds / 1e6 : 0; }
+};
+
+Measurement measure_arena(const games::Game& game, int depth, int repeat) {
+  Measurement m{"arena", "", 0, 1e30};
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = Clock::now();
+    m.nodes = game.perft(depth);
+    m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return m;
+}
+
+Measurement measure_engine(const std::string& path, const std::string& variant, const std::string& fen,
+                           int depth, int repeat) {
+  Measurement m{path, "", 0, 1e30};
+  if (access(path.c_str(), X_OK) != 0) return m.status = "not installed", m;
+  auto engine = EngineProcess::start(path);
+  if (!engine) return m.status = engine.error(), m;
+  auto& e = **engine;
+  using namespace std::chrono_literals;
+  e.send("uci");
+  for (auto line = e.read_line(10s); line; line = e.read_line(10s)) {
+    if (line->starts_with("id name ")) m.engine = line->substr(8);
+    if (*line == "uciok") break;
+  }
+  e.send("setoption name Threads value 1");
+  if (!variant.empty()) e.send("setoption name UCI_Variant value " + variant);
+  e.send("isready");
+  if (!e.wait_for("readyok", 10s)) return m.status = "engine did not answer 'uci' / 'isready'", m;
+  e.send("position fen " + fen);
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = Clock::now();
+    e.send(fmt::format("go perft {}", depth));
+    const auto line = e.wait_for("Nodes searched", 600s);
+    if (!line) return m.status = "engine gave no 'Nodes searched' line", m;
+    m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
+    m.nodes = std::strtoull(line->c_str() + line->find(':') + 1, nullptr, 10);
+  }
+  return m;
+}
+
+// One benchmark position: arena against its reference.
+struct BenchCase {
+  std::string game;
+  int depth = 0;
+  std::string fen;
+  Measurement arena;
+  Measurement reference;
+  std::string skipped;  // why arena could not run this case
+};
+
+BenchCase run_case(const std::string& variant, int depth, const std::string& engine_path, int repeat) {
+  BenchCase c{variant, depth, "", {}, {}, ""};
+  auto game = games::make_game(variant);
+  if (!game) return c.skipped = game.error().message, c;
+  c.fen = (*game)->fen();
+  c.arena = measure_arena(**game, depth, repeat);
+  c.reference = measure_engine(engine_path, variant == "chess" ? "" : variant, c.fen, depth, repeat);
+  return c;
+}
+
+bool measured(const BenchCase& c) {
+  return c.skipped.empty() && c.reference.status.empty();
+}
+
+void print_table(const std::vector<BenchCase>& cases, int repeat) {
+  fmt::print("Perft speed, start positions, single thread, best of {} run{}\n\n", repeat,
+             repeat == 1 ? "" : "s");
+  fmt::print("{:<7} {:>5}  {:<28} {:>11} {:>9} {:>8} {:>10}\n", "game", "depth", "engine", "nodes", "seconds",
+             "Mnps", "arena/ref");
+  for (const auto& c : cases) {
+    if (!c.skipped.empty()) {
+      fmt::print("{:<7} {:>5}  skipped: {}\n", c.game, c.depth, c.skipped);
+      continue;
+    }
+    for (const Measurement* m : {&c.arena, &c.reference}) {
+      if (!m->status.empty()) {
+        fmt::print("{:<7} {:>5}  {:<28} {}\n", c.game, c.depth, m->engine, m->status);
+        continue;
+      }
+      std::string ratio;
+      if (m == &c.reference) ratio = fmt::format("{:.2f}", c.arena.mnps() / m->mnps());
+      fmt::print("{:<7} {:>5}  {:<28} {:>11} {:>9.4f} {:>8.1f} {:>10}\n", c.game, c.depth, m->engine,
+                 m->nodes, m->seconds, m->mnps(), ratio);
+    }
+    if (measured(c) && c.arena.nodes != c.reference.nodes)
+      fmt::print("warning: {} node counts differ: arena {}, reference {}\n", c.game, c.arena.nodes,
+                 c.reference.nodes);
+  }
+}
+
+nlohmann::json to_json(const Measurement& m) {
+  nlohmann::json j{{"engine", m.engine}};
+  if (!m.status.empty()) {
+    j["status"] = m.status;
+    return j;
+  }
+  j["nodes"] = m.nodes;
+  j["seconds"] = m.seconds;
+  j["mnps"] = m.mnps();
+  return j;
+}
+
+void print_json(const std::vector<BenchCase>& cases, int repeat) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& c : cases) {
+    nlohmann::json j{{"game", c.game}, {"depth", c.depth}};
+    if (!c.skipped.empty()) {
+      j["skipped"] = c.skipped;
+    } else {
+      j["fen"] = c.fen;
+      j["arena"] = to_json(c.arena);
+      j["reference"] = to_json(c.reference);
+      j["ratio"] =
+          measured(c) ? nlohmann::json(c.arena.mnps() / c.reference.mnps()) : nlohmann::json(nullptr);
+      if (measured(c)) j["nodes_match"] = c.arena.nodes == c.reference.nodes;
+    }
+    results.push_back(j);
+  }
+  fmt::print("{}\n",
+             nlohmann::json{{"benchmark", "perft"}, {"repeat", repeat}, {"results", results}}.dump(2));
+}
+
+int run(const BenchFlags& f) {
+  std::vector<BenchCase> cases;
+  cases.push_back(run_case("chess", f.chess_depth, f.stockfish, f.repeat));
+  cases.push_back(run_case("janggi", f.janggi_depth, f.fairy_stockfish, f.repeat));
+  if (f.json)
+    print_json(cases, f.repeat);
+  else
+    print_table(cases, f.repeat);
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_perft(CLI::App& bench, Action& action) {
+  auto flags = std::make_shared<BenchFlags>();
+  auto* cmd = bench.add_subcommand("perft", "Perft nodes per second of arena vs Stockfish / Fairy-Stockfish");
+  cmd->add_option("--repeat", flags->repeat, "Runs per measurement; the fastest counts")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--chess-depth", flags->chess_depth, "Depth for chess")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  cmd->add_option("--janggi-depth", flags->janggi_depth, "Depth for janggi")
+      ->check(CLI::Range(1, 7))
+      ->capture_default_str();
+  cmd->add_option("--stockfish", flags->stockfish, "Stockfish binary")->capture_default_str();
+  cmd->add_option("--fairy-stockfish", flags->fairy_stockfish, "Fairy-Stockfish binary")
+      ->capture_default_str();
+  cmd->add_flag("--json", flags->json, "Print one JSON object instead of a table");
+  cmd->callback([flags, &action] { action = [flags] { return run(*flags); }; });
+}
+
+}  // namespace arena::cli
