@@ -49,6 +49,11 @@ class Tokenizer {
   virtual bool is_end_of_generation(TokenId id) const = 0;
   // True for control tokens (not printable text).
   virtual bool is_control(TokenId id) const = 0;
+  // True when encode(..., add_special = true, ...) starts with BOS.
+  virtual bool adds_bos() const {
+    const auto ids = encode("", true, false);
+    return !ids.empty() && ids.front() == bos();
+  }
 };
 
 }  // namespace engine

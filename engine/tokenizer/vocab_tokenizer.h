@@ -26,6 +26,7 @@ class VocabTokenizer : public Tokenizer {
   TokenId eos() const override { return vocab_.eos(); }
   bool is_end_of_generation(TokenId id) const override { return vocab_.is_end_of_generation(id); }
   bool is_control(TokenId id) const override { return vocab_.valid(id) && (vocab_.attr(id) & kAttrControl); }
+  bool adds_bos() const override { return vocab_.add_bos(); }
 
   const Vocab& vocab() const { return vocab_; }
 
