@@ -1,105 +1,22 @@
-// GPT-2 byte symbols, the ASCII qwen2-style pre-tokenizer and the BPE learner.
+// GPT-2 byte order, pre-tokenization through the tokenizer's qwen2 splitter, and the BPE learner.
 #include "engine/synth/byte_level_bpe.h"
 
 #include <tuple>
 #include <unordered_map>
 
+#include "engine/tokenizer/pre_tokenizer.h"
+#include "engine/tokenizer/unicode.h"
+
 namespace engine::synth {
 
 namespace {
 
-std::string utf8(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return s;
-}
-
-// Bytes GPT-2 keeps as their own code point.
+// Bytes GPT-2 keeps as their own code point (listed first in its vocabulary).
 bool printable(int b) {
   return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
 }
 
-bool is_newline(unsigned char c) {
-  return c == '\n' || c == '\r';
-}
-bool is_space(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-bool is_digit(unsigned char c) {
-  return c >= '0' && c <= '9';
-}
-bool is_letter(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
-}
-bool is_punct(unsigned char c) {
-  return !is_space(c) && !is_letter(c) && !is_digit(c);
-}
-
-// Length of the pre-token starting at text[i] (the first alternative of the qwen2 regex that matches).
-size_t match_at(std::string_view t, size_t i) {
-  const size_t n = t.size();
-  auto at = [&](size_t k) -> unsigned char { return k < n ? static_cast<unsigned char>(t[k]) : 0; };
-  auto lower = [&](size_t k) -> unsigned char {
-    const unsigned char c = at(k);
-    return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c;
-  };
-  // (?i:'s|'t|'re|'ve|'m|'ll|'d)
-  if (at(i) == '\'') {
-    const unsigned char a = lower(i + 1), b = lower(i + 2);
-    if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
-    if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
-  }
-  // [^\r\n\p{L}\p{N}]?\p{L}+
-  {
-    size_t j = i;
-    if (!is_letter(at(j)) && j < n && !is_newline(at(j)) && !is_digit(at(j)) && is_letter(at(j + 1))) ++j;
-    if (j < n && is_letter(at(j))) {
-      while (j < n && is_letter(at(j))) ++j;
-      return j - i;
-    }
-  }
-  // \p{N}
-  if (is_digit(at(i))) return 1;
-  // ' '?[^\s\p{L}\p{N}]+[\r\n]*
-  {
-    size_t j = i;
-    if (at(j) == ' ' && j + 1 < n && is_punct(at(j + 1))) ++j;
-    if (j < n && is_punct(at(j))) {
-      while (j < n && is_punct(at(j))) ++j;
-      while (j < n && is_newline(at(j))) ++j;
-      return j - i;
-    }
-  }
-  // Whitespace: \s*[\r\n]+ | \s+(?!\S) | \s+
-  size_t end = i;
-  while (end < n && is_space(at(end))) ++end;
-  if (end == i) return 1;  // not reached for ASCII: every byte is a letter, digit, punctuation or space
-  for (size_t k = end; k > i; --k)
-    if (is_newline(at(k - 1))) return k - i;
-  if (end == n) return end - i;
-  return end - i >= 2 ? end - i - 1 : 1;
-}
-
 }  // namespace
-
-const std::array<std::string, 256>& gpt2_byte_symbols() {
-  static const std::array<std::string, 256> kSymbols = [] {
-    std::array<std::string, 256> s;
-    uint32_t next = 256;
-    for (int b = 0; b < 256; ++b) s[b] = utf8(printable(b) ? static_cast<uint32_t>(b) : next++);
-    return s;
-  }();
-  return kSymbols;
-}
 
 const std::array<uint8_t, 256>& gpt2_byte_order() {
   static const std::array<uint8_t, 256> kOrder = [] {
@@ -116,24 +33,31 @@ const std::array<uint8_t, 256>& gpt2_byte_order() {
 
 std::string to_byte_symbols(std::string_view text) {
   std::string out;
-  for (unsigned char c : text) out += gpt2_byte_symbols()[c];
+  for (unsigned char c : text) out += unicode::byte_to_unicode(c);
   return out;
 }
 
 std::vector<std::string_view> pretokenize(std::string_view text) {
+  const auto cpts = unicode::decode_utf8(text);
   std::vector<std::string_view> out;
-  for (size_t i = 0; i < text.size();) {
-    const size_t len = match_at(text, i);
-    out.push_back(text.substr(i, len));
-    i += len;
+  size_t at = 0;
+  for (size_t num_cpts : split_words(cpts, PreTokenizer::Qwen2)) {
+    size_t len = 0;
+    for (size_t i = 0; i < num_cpts && at + len < text.size(); ++i)
+      len += unicode::utf8_sequence_length(text[at + len]);
+    out.push_back(text.substr(at, len));
+    at += len;
   }
   return out;
 }
 
 std::vector<Merge> learn_merges(const std::map<std::string, int64_t>& word_counts, size_t max_new_tokens) {
-  std::vector<std::string> symbols(gpt2_byte_symbols().begin(), gpt2_byte_symbols().end());
+  std::vector<std::string> symbols;
   std::unordered_map<std::string, int32_t> ids;
-  for (int32_t b = 0; b < 256; ++b) ids.emplace(symbols[b], b);
+  for (int32_t b = 0; b < 256; ++b) {
+    symbols.push_back(unicode::byte_to_unicode(static_cast<uint8_t>(b)));
+    ids.emplace(symbols[b], b);
+  }
 
   struct Word {
     std::vector<int32_t> ids;

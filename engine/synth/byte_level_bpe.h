@@ -1,6 +1,6 @@
-// Byte-level BPE training for the built-in vocabulary: GPT-2's byte-to-unicode symbols, a
-// pre-tokenizer for ASCII text that splits as llama.cpp's `qwen2` pre-tokenizer does, and a
-// deterministic BPE learner (most frequent adjacent pair first, ties by the pair's text).
+// Byte-level BPE training for the built-in vocabulary: GPT-2's byte order, pre-tokenization as
+// llama.cpp's `qwen2` pre-tokenizer splits, and a deterministic BPE learner (most frequent
+// adjacent pair first, ties by the pair's text).
 #pragma once
 
 #include <array>
@@ -13,20 +13,14 @@
 
 namespace engine::synth {
 
-// Byte b as GPT-2 writes it in a vocabulary: printable bytes stand for themselves, the others
-// map to U+0100 upwards (space is "Ġ", newline "Ċ"); UTF-8 encoded.
-const std::array<std::string, 256>& gpt2_byte_symbols();
-
 // The 256 bytes in GPT-2's vocabulary order ('!'..'~', '¡'..'¬', '®'..'ÿ', then the rest).
 const std::array<uint8_t, 256>& gpt2_byte_order();
 
-// `text` in GPT-2 byte symbols.
+// `text` in GPT-2 byte symbols (space "Ġ", newline "Ċ", ...).
 std::string to_byte_symbols(std::string_view text);
 
-// Splits text into pre-tokens as the qwen2 regex does for ASCII: contractions ('s 't 're 've 'm
-// 'll 'd), an optional non-letter followed by a run of letters, single digits, an optional space
-// followed by punctuation (and trailing newlines), newline runs, and spaces (a space run keeps its
-// last space for the word that follows). Bytes >= 0x80 count as letters.
+// Splits UTF-8 text into pre-tokens with the tokenizer's qwen2 splitter (llama.cpp's `qwen2`
+// pre-tokenizer), so merges are learned within the words the tokenizer will see.
 std::vector<std::string_view> pretokenize(std::string_view text);
 
 // One learned merge, both sides in byte-symbol form; the merged token is left + right.

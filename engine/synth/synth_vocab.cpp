@@ -10,6 +10,7 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/synth/builtin_corpus.h"
 #include "engine/synth/byte_level_bpe.h"
+#include "engine/tokenizer/unicode.h"
 
 namespace engine::synth {
 
@@ -39,7 +40,7 @@ std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens) {
   Vocabulary v;
   v.tokens.reserve(static_cast<size_t>(num_tokens));
   for (uint8_t b : gpt2_byte_order()) {
-    v.tokens.push_back(gpt2_byte_symbols()[b]);
+    v.tokens.push_back(unicode::byte_to_unicode(b));
     v.token_types.push_back(static_cast<int32_t>(TokenType::Normal));
   }
 

@@ -64,6 +64,14 @@ inline int nearest_int(float x) {
   return (i & 0x007fffff) - 0x00400000;
 }
 
+// roundf (halves away from zero) for |x| < 2^31, without the library call: the truncation t and
+// the remainder x - t are exact (Sterbenz's lemma for |x| >= 1), so the comparison decides exactly.
+inline int round_half_away(float x) {
+  const int t = static_cast<int>(x);
+  const float rest = x - static_cast<float>(t);
+  return t + (rest >= 0.5f) - (rest <= -0.5f);
+}
+
 // Writes the blocks one at a time through a local copy (dst need not be aligned).
 template <typename Block>
 void store(std::byte* dst, int64_t index, const Block& block) {
@@ -261,7 +269,7 @@ void quantize_row_q8_0(const float* src, std::byte* dst, int64_t n) {
     const float id = d ? 1.0f / d : 0.0f;
     BlockQ8_0 block;
     block.d = f32_to_f16(d);
-    for (int j = 0; j < kQK32; ++j) block.qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+    for (int j = 0; j < kQK32; ++j) block.qs[j] = static_cast<int8_t>(round_half_away(x[j] * id));
     store(dst, b, block);
   }
 }

@@ -1,0 +1,478 @@
+// Model synthesis: tiny models of every architecture and dtype read back with llama.cpp's keys,
+// tensor names, shapes, types and sizes; same seed -> same bytes; weights with the intended
+// statistics; llama.cpp's quantizer fallbacks; clear errors; and a built-in vocabulary that is
+// consistent (every merge's result a token) and that the project's tokenizer round-trips.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/gguf/gguf_writer.h"
+#include "engine/synth/byte_level_bpe.h"
+#include "engine/synth/synth_vocab.h"
+#include "engine/synth/synthesize.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "tests/common/testdata.h"
+
+namespace {
+
+using engine::gguf::GgufFile;
+using engine::synth::Arch;
+using engine::synth::SynthDtype;
+using kernels::GgmlType;
+namespace synth = engine::synth;
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("arena_synth_test_" + name)).string();
+}
+
+synth::SynthOptions tiny_options(Arch arch, SynthDtype dtype, const std::string& name) {
+  synth::ShapeOverrides o;
+  o.arch = arch;
+  auto shape = synth::resolve_shape("tiny", o);
+  REQUIRE(shape.has_value());
+  synth::SynthOptions options;
+  options.shape = *shape;
+  options.dtype = dtype;
+  options.seed = 1;
+  options.output_path = temp_path(name);
+  return options;
+}
+
+std::vector<char> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// The tensor names llama.cpp loads for `arch` with `layers` blocks.
+std::set<std::string> expected_names(Arch arch, int layers, bool tied) {
+  std::set<std::string> names{"token_embd.weight", "output_norm.weight"};
+  if (!tied) names.insert("output.weight");
+  for (int l = 0; l < layers; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    for (const char* n :
+         {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight",
+          "ffn_norm.weight", "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"})
+      names.insert(b + n);
+    if (arch == Arch::Qwen2)
+      for (const char* n : {"attn_q.bias", "attn_k.bias", "attn_v.bias"}) names.insert(b + n);
+    if (arch == Arch::Qwen3)
+      for (const char* n : {"attn_q_norm.weight", "attn_k_norm.weight"}) names.insert(b + n);
+  }
+  return names;
+}
+
+GgmlType matrix_type(SynthDtype dtype, bool output) {
+  switch (dtype) {
+    case SynthDtype::F32:
+      return GgmlType::F32;
+    case SynthDtype::F16:
+      return GgmlType::F16;
+    case SynthDtype::BF16:
+      return GgmlType::BF16;
+    case SynthDtype::Q8_0:
+      return GgmlType::Q8_0;
+    case SynthDtype::Q4_K:
+      return output ? GgmlType::Q6_K : GgmlType::Q4_K;
+  }
+  return GgmlType::F32;
+}
+
+std::pair<double, double> mean_std(const engine::gguf::TensorInfo& t) {
+  REQUIRE(t.type == GgmlType::F32);
+  const size_t n = t.data.size() / 4;
+  std::vector<float> v(n);
+  std::memcpy(v.data(), t.data.data(), n * 4);
+  double sum = 0, sum2 = 0;
+  for (float x : v) {
+    sum += x;
+    sum2 += static_cast<double>(x) * x;
+  }
+  const double mean = sum / static_cast<double>(n);
+  return {mean, std::sqrt(sum2 / static_cast<double>(n) - mean * mean)};
+}
+
+}  // namespace
+
+TEST_CASE("Synthesized tiny models carry llama.cpp's keys, tensor names, shapes and types", "[engine]") {
+  for (Arch arch : {Arch::Llama, Arch::Qwen2, Arch::Qwen3}) {
+    for (SynthDtype dtype :
+         {SynthDtype::F32, SynthDtype::F16, SynthDtype::BF16, SynthDtype::Q8_0, SynthDtype::Q4_K}) {
+      const std::string a = synth::to_string(arch);
+      INFO(a << " " << synth::to_string(dtype));
+      auto options = tiny_options(arch, dtype, "tiny.gguf");
+      auto result = synth::synthesize(options);
+      REQUIRE(result.has_value());
+      CHECK(result->notes.empty());
+      auto f = GgufFile::open(options.output_path);
+      REQUIRE(f.has_value());
+      CHECK(f->version() == 3);
+      CHECK(f->file_size() == result->file_bytes);
+      CHECK(f->get_string("general.architecture") == a);
+      CHECK(f->get_string("general.name") == "synth-tiny-" + std::string(synth::to_string(dtype)));
+      CHECK(f->get_int("general.alignment") == 32);
+      CHECK(f->get_int("general.file_type") == synth::file_type(dtype));
+      CHECK(f->get_int("general.quantization_version").has_value() ==
+            (dtype == SynthDtype::Q8_0 || dtype == SynthDtype::Q4_K));
+      CHECK(f->get_int(a + ".block_count") == 2);
+      CHECK(f->get_int(a + ".embedding_length") == 256);
+      CHECK(f->get_int(a + ".feed_forward_length") == 512);
+      CHECK(f->get_int(a + ".attention.head_count") == 4);
+      CHECK(f->get_int(a + ".attention.head_count_kv") == 2);
+      CHECK(f->get_int(a + ".context_length") == 2048);
+      CHECK(f->get_int(a + ".rope.dimension_count") == 64);
+      CHECK(f->get_float(a + ".rope.freq_base") == 10000.0);
+      CHECK(f->get_float(a + ".attention.layer_norm_rms_epsilon") == Approx(1e-5));
+      CHECK(f->find(a + ".attention.key_length") == nullptr);  // embd / heads: llama.cpp's default
+      CHECK(f->get_int(a + ".vocab_size") == 1024);
+      CHECK(f->get_string("tokenizer.ggml.model") == "gpt2");
+      CHECK(f->get_string_array("tokenizer.ggml.tokens")->size() == 1024);
+
+      std::set<std::string> names;
+      for (const auto& t : f->tensors()) names.insert(t.name);
+      CHECK(names == expected_names(arch, 2, false));
+      CHECK(static_cast<int64_t>(f->tensors().size()) == result->num_tensors);
+      int64_t params = 0;
+      for (const auto& t : f->tensors()) {
+        INFO(t.name);
+        params += t.num_elements();
+        CHECK(t.data.size() == kernels::row_bytes(t.type, t.dims[0]) * static_cast<size_t>(t.rows()));
+        if (t.dims.size() == 1)
+          CHECK(t.type == GgmlType::F32);
+        else
+          CHECK(t.type == matrix_type(dtype, t.name == "output.weight"));
+      }
+      CHECK(params == result->num_params);
+      CHECK(f->find_tensor("token_embd.weight")->dims == std::vector<int64_t>{256, 1024});
+      CHECK(f->find_tensor("output.weight")->dims == std::vector<int64_t>{256, 1024});
+      CHECK(f->find_tensor("blk.1.attn_q.weight")->dims == std::vector<int64_t>{256, 256});
+      CHECK(f->find_tensor("blk.1.attn_k.weight")->dims == std::vector<int64_t>{256, 128});
+      CHECK(f->find_tensor("blk.1.attn_output.weight")->dims == std::vector<int64_t>{256, 256});
+      CHECK(f->find_tensor("blk.1.ffn_up.weight")->dims == std::vector<int64_t>{256, 512});
+      CHECK(f->find_tensor("blk.1.ffn_down.weight")->dims == std::vector<int64_t>{512, 256});
+      if (arch == Arch::Qwen2) CHECK(f->find_tensor("blk.0.attn_v.bias")->dims == std::vector<int64_t>{128});
+      if (arch == Arch::Qwen3)
+        CHECK(f->find_tensor("blk.0.attn_k_norm.weight")->dims == std::vector<int64_t>{64});
+      std::filesystem::remove(options.output_path);
+    }
+  }
+}
+
+TEST_CASE("Synthesis is deterministic in the seed and independent of the thread count", "[engine]") {
+  auto a = tiny_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_a.gguf");
+  auto b = tiny_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_b.gguf");
+  auto c = tiny_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_c.gguf");
+  a.num_threads = 1;
+  b.num_threads = 3;
+  c.seed = 2;
+  REQUIRE(synth::synthesize(a));
+  REQUIRE(synth::synthesize(b));
+  REQUIRE(synth::synthesize(c));
+  const auto bytes_a = read_all(a.output_path);
+  CHECK(bytes_a == read_all(b.output_path));
+  const auto bytes_c = read_all(c.output_path);
+  REQUIRE(bytes_a.size() == bytes_c.size());  // same layout, different weights
+  CHECK(bytes_a != bytes_c);
+  for (const auto& o : {a, b, c}) std::filesystem::remove(o.output_path);
+}
+
+TEST_CASE("Synthesized weights have the intended statistics", "[engine]") {
+  auto options = tiny_options(Arch::Qwen2, SynthDtype::F32, "stats.gguf");
+  REQUIRE(synth::synthesize(options));
+  auto f = GgufFile::open(options.output_path);
+  REQUIRE(f.has_value());
+  auto [mean_q, std_q] = mean_std(*f->find_tensor("blk.0.attn_q.weight"));
+  CHECK(std::abs(mean_q) < 0.002);
+  CHECK(std_q == Approx(1 / 16.0).epsilon(0.03));  // 1 / sqrt(embd)
+  auto [mean_e, std_e] = mean_std(*f->find_tensor("token_embd.weight"));
+  CHECK(std::abs(mean_e) < 0.001);
+  CHECK(std_e == Approx(0.02).epsilon(0.03));
+  auto [mean_d, std_d] = mean_std(*f->find_tensor("blk.1.ffn_down.weight"));
+  CHECK(std_d == Approx(1 / std::sqrt(512.0) / 2.0).epsilon(0.03));  // 1 / sqrt(ffn * 2 * layers)
+  auto [mean_n, std_n] = mean_std(*f->find_tensor("blk.1.ffn_norm.weight"));
+  CHECK(mean_n == 1.0);
+  CHECK(std_n == 0.0);
+  // Different tensors and rows draw different values.
+  const auto* q0 = f->find_tensor("blk.0.attn_q.weight");
+  const auto* q1 = f->find_tensor("blk.1.attn_q.weight");
+  CHECK(std::memcmp(q0->data.data(), q1->data.data(), 1024) != 0);
+  CHECK(std::memcmp(q0->data.data(), q0->data.data() + 1024, 1024) != 0);
+  std::filesystem::remove(options.output_path);
+}
+
+TEST_CASE("Tied embeddings drop output.weight; q4_k stores token_embd as Q6_K then", "[engine]") {
+  auto options = tiny_options(Arch::Llama, SynthDtype::Q4_K, "tied.gguf");
+  options.shape.tied_embeddings = true;
+  REQUIRE(synth::synthesize(options));
+  auto f = GgufFile::open(options.output_path);
+  REQUIRE(f.has_value());
+  CHECK(f->find_tensor("output.weight") == nullptr);
+  CHECK(f->find_tensor("token_embd.weight")->type == GgmlType::Q6_K);
+  CHECK(f->find_tensor("blk.0.attn_q.weight")->type == GgmlType::Q4_K);
+  std::filesystem::remove(options.output_path);
+}
+
+TEST_CASE("q4_k falls back as llama.cpp does for rows that are not a multiple of 256", "[engine]") {
+  synth::ShapeOverrides o;
+  o.arch = Arch::Qwen3;
+  o.num_layers = 1;
+  o.embd = 288;
+  o.num_heads = 4;  // head_dim 72
+  o.num_kv_heads = 2;
+  o.ffn = 512;
+  o.vocab = 300;
+  auto shape = synth::resolve_shape(std::nullopt, o);
+  REQUIRE(shape.has_value());
+  synth::SynthOptions options;
+  options.shape = *shape;
+  options.dtype = SynthDtype::Q4_K;
+  options.output_path = temp_path("fallback.gguf");
+  auto result = synth::synthesize(options);
+  REQUIRE(result.has_value());
+  CHECK(std::find(
+            result->notes.begin(), result->notes.end(),
+            "blk.*.attn_q.weight: rows of 288 are not a multiple of 256 (q4_K): stored as q5_0, as llama.cpp "
+            "does") != result->notes.end());
+  CHECK(
+      std::find(
+          result->notes.begin(), result->notes.end(),
+          "output.weight: rows of 288 are not a multiple of 256 (q6_K): stored as q8_0, as llama.cpp does") !=
+      result->notes.end());
+  auto f = GgufFile::open(options.output_path);
+  REQUIRE(f.has_value());
+  CHECK(f->find_tensor("blk.0.attn_q.weight")->type == GgmlType::Q5_0);
+  CHECK(f->find_tensor("blk.0.ffn_gate.weight")->type == GgmlType::Q5_0);
+  CHECK(f->find_tensor("blk.0.ffn_down.weight")->type == GgmlType::Q4_K);  // rows of 512
+  CHECK(f->find_tensor("token_embd.weight")->type == GgmlType::Q5_0);
+  CHECK(f->find_tensor("output.weight")->type == GgmlType::Q8_0);
+  CHECK(f->get_int("qwen3.rope.dimension_count") == 72);
+  std::filesystem::remove(options.output_path);
+}
+
+TEST_CASE("Named shapes carry the published hyper-parameters", "[engine]") {
+  const auto qwen = synth::resolve_shape("Qwen2.5-0.5B", {});
+  REQUIRE(qwen.has_value());
+  CHECK(qwen->arch == Arch::Qwen2);
+  CHECK(qwen->num_layers == 24);
+  CHECK(qwen->embd == 896);
+  CHECK(qwen->head_dim == 64);
+  CHECK(qwen->vocab == 151936);
+  CHECK(qwen->tied_embeddings);
+  const auto qwen3 = synth::resolve_shape("qwen3-0.6b", {});
+  REQUIRE(qwen3.has_value());
+  CHECK(qwen3->q_width() == 2048);  // 16 heads of 128 on a width of 1024
+  const auto llama = synth::resolve_shape("llama-3-8b", {});
+  REQUIRE(llama.has_value());
+  CHECK(llama->num_kv_heads == 8);
+  CHECK(llama->ffn == 14336);
+  CHECK(llama->rope_base == 500000.f);
+  CHECK_FALSE(llama->tied_embeddings);
+  synth::ShapeOverrides o;
+  o.num_heads = 16;  // head_dim follows embd / heads unless the shape fixes it
+  CHECK(synth::resolve_shape("llama-3.2-1b", o)->head_dim == 128);
+
+  // A key_length is written when heads * head_dim is not the width.
+  engine::gguf::GgufWriter w;
+  synth::write_model_metadata(*qwen3, SynthDtype::F16, "x", w);
+  CHECK(w.find("qwen3.attention.key_length")->as_int() == 128);
+  CHECK(w.find("qwen3.attention.value_length")->as_int() == 128);
+}
+
+TEST_CASE("Synthesis rejects bad shapes and options with a message naming the rule", "[engine]") {
+  auto error = [](const std::optional<std::string>& name, const synth::ShapeOverrides& o) {
+    auto s = synth::resolve_shape(name, o);
+    REQUIRE_FALSE(s.has_value());
+    return s.error().message;
+  };
+  synth::ShapeOverrides o;
+  CHECK(error("gpt-5", o).find("unknown shape 'gpt-5' (known: tiny,") != std::string::npos);
+  CHECK(error(std::nullopt, o) ==
+        "without --shape, --arch, --layers, --embd, --heads, --ffn must be given (or name a shape: " +
+            synth::shape_names() + ")");
+  o.num_heads = 3;
+  CHECK(error("tiny", o).find("3 heads do not divide the width 256") != std::string::npos);
+  o.num_heads = 4;
+  o.num_kv_heads = 3;
+  CHECK(error("tiny", o) == "kv heads (3) must divide heads (4)");
+  o.num_kv_heads.reset();
+  o.head_dim = 63;
+  CHECK(error("tiny", o).find("head dim 63 must be even") != std::string::npos);
+  o.head_dim.reset();
+  o.num_layers = 0;
+  CHECK(error("tiny", o) == "layers must be positive (got 0)");
+
+  auto options = tiny_options(Arch::Llama, SynthDtype::Q8_0, "bad.gguf");
+  options.shape.embd = 200;  // 4 heads of 50
+  options.shape.head_dim = 50;
+  auto bad = synth::synthesize(options);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find(
+            "tensor 'token_embd.weight': row length 200 is not a multiple of 32, which q8_0 "
+            "needs") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(options.output_path));
+  options = tiny_options(Arch::Llama, SynthDtype::F16, "bad.gguf");
+  options.shape.vocab = 100;
+  CHECK(synth::check_options(options).error().message.find("too small for the built-in tokenizer") !=
+        std::string::npos);
+  options.shape.vocab = 0;
+  CHECK(synth::check_options(options).error().message == "give --vocab N or --tokenizer VOCAB.gguf");
+  options.shape.vocab = 1024;
+  options.output_path = "/nonexistent-dir/model.gguf";
+  CHECK(synth::synthesize(options).error().message.find("cannot create") != std::string::npos);
+}
+
+TEST_CASE("A tokenizer file's tokenizer keys are copied and decide the vocabulary size", "[engine]") {
+  auto source = tiny_options(Arch::Llama, SynthDtype::F16, "vocab_source.gguf");
+  REQUIRE(synth::synthesize(source));
+
+  auto copy = tiny_options(Arch::Qwen2, SynthDtype::Q8_0, "vocab_copy.gguf");
+  copy.tokenizer_path = source.output_path;
+  copy.shape.vocab = 0;
+  auto result = synth::synthesize(copy);
+  REQUIRE(result.has_value());
+  CHECK(result->shape.vocab == 1024);
+  auto from = GgufFile::open(source.output_path);
+  auto to = GgufFile::open(copy.output_path);
+  REQUIRE(from.has_value());
+  REQUIRE(to.has_value());
+  for (const auto& [key, value] : from->metadata())
+    if (key.starts_with("tokenizer.")) CHECK(to->find(key) != nullptr);
+  CHECK(to->get_string_array("tokenizer.ggml.merges") == from->get_string_array("tokenizer.ggml.merges"));
+
+  copy.shape.vocab = 1000;
+  copy.vocab_given = true;
+  auto mismatch = synth::synthesize(copy);
+  REQUIRE_FALSE(mismatch.has_value());
+  CHECK(mismatch.error().message.find("--vocab 1000 disagrees with the 1024 tokens of") != std::string::npos);
+
+  engine::gguf::GgufWriter empty;
+  const auto empty_path = temp_path("no_vocab.gguf");
+  REQUIRE(empty.write_file(empty_path, {}));
+  copy.tokenizer_path = empty_path;
+  copy.vocab_given = false;
+  CHECK(synth::synthesize(copy).error().message.find("no tokenizer.ggml.tokens") != std::string::npos);
+  for (const auto& p : {source.output_path, copy.output_path, empty_path}) std::filesystem::remove(p);
+}
+
+TEST_CASE("A real vocabulary file can be copied", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(vocab, "tokenizers/ggml-vocab-gpt-2.gguf");
+  synth::ShapeOverrides o;
+  o.arch = Arch::Llama;
+  o.num_layers = 1;
+  o.embd = 32;
+  o.num_heads = 1;
+  o.ffn = 32;
+  auto shape = synth::resolve_shape(std::nullopt, o);
+  REQUIRE(shape.has_value());
+  synth::SynthOptions options;
+  options.shape = *shape;
+  options.dtype = SynthDtype::Q8_0;
+  options.tokenizer_path = vocab.string();
+  options.output_path = temp_path("gpt2_vocab.gguf");
+  auto result = synth::synthesize(options);
+  REQUIRE(result.has_value());
+  auto f = GgufFile::open(options.output_path);
+  REQUIRE(f.has_value());
+  CHECK(f->get_string("tokenizer.ggml.pre") == "gpt-2");
+  const auto n = static_cast<int64_t>(f->get_string_array("tokenizer.ggml.tokens")->size());
+  CHECK(f->find_tensor("token_embd.weight")->dims == std::vector<int64_t>{32, n});
+  CHECK(f->get_int("llama.vocab_size") == n);
+  std::filesystem::remove(options.output_path);
+}
+
+TEST_CASE("The built-in vocabulary is a consistent byte-level BPE vocabulary", "[engine]") {
+  for (int64_t size : {259, 300, 1024, 4000}) {
+    INFO(size);
+    auto v = synth::build_builtin_vocab(size);
+    REQUIRE(v.has_value());
+    REQUIRE(static_cast<int64_t>(v->tokens.size()) == size);
+    REQUIRE(v->token_types.size() == v->tokens.size());
+    CHECK(std::set<std::string>(v->tokens.begin(), v->tokens.end()).size() == v->tokens.size());
+    CHECK(v->tokens[0] == "!");
+    CHECK(v->tokens[255] == "\xC5\x83");  // byte 0xAD, the last of GPT-2's order: U+0143
+    CHECK(v->tokens[v->bos] == "<|endoftext|>");
+    CHECK(v->tokens[v->bos + 1] == "<|im_start|>");
+    CHECK(v->tokens[v->eos] == "<|im_end|>");
+    CHECK(v->bos == 256 + v->num_learned);
+    CHECK(v->padding == v->bos);
+    for (size_t i = 0; i < v->tokens.size(); ++i) {
+      const bool control = static_cast<int64_t>(i) >= v->bos;
+      CHECK(v->token_types[i] ==
+            static_cast<int32_t>(control ? synth::TokenType::Control : synth::TokenType::Normal));
+      if (static_cast<int64_t>(i) > v->eos)
+        CHECK(v->tokens[i] == "<|reserved_" + std::to_string(i - v->eos - 1) + "|>");
+    }
+    // Every merge joins two tokens that exist before it (bytes or earlier merges) into a token,
+    // and every learned token is made by some merge: llama.cpp can produce each of them.
+    std::set<std::string> reachable(v->tokens.begin(), v->tokens.begin() + 256);
+    const std::set<std::string> all(v->tokens.begin(), v->tokens.end());
+    for (const auto& m : v->merges) {
+      const auto space = m.find(' ');
+      REQUIRE(space != std::string::npos);
+      const std::string left = m.substr(0, space), right = m.substr(space + 1);
+      REQUIRE(reachable.count(left));
+      REQUIRE(reachable.count(right));
+      REQUIRE(all.count(left + right));
+      reachable.insert(left + right);
+    }
+    for (int32_t i = 256; i < 256 + v->num_learned; ++i) CHECK(reachable.count(v->tokens[i]));
+    CHECK(v->chat_template.find("<|im_start|>") != std::string::npos);
+  }
+  CHECK(synth::build_builtin_vocab(259)->merges.empty());
+  CHECK(synth::build_builtin_vocab(258).error().message.find("too small") != std::string::npos);
+  // Deterministic, and a larger vocabulary extends a smaller one's merges.
+  const auto small = synth::build_builtin_vocab(400), large = synth::build_builtin_vocab(600);
+  CHECK(synth::build_builtin_vocab(400)->tokens == small->tokens);
+  REQUIRE(large->merges.size() >= small->merges.size());
+  CHECK(std::equal(small->merges.begin(), small->merges.end(), large->merges.begin()));
+}
+
+TEST_CASE("Pre-tokenization for training splits as the qwen2 pre-tokenizer", "[engine]") {
+  const auto pieces = synth::pretokenize("Hello world's  e2e4 Nf3\n\n O-O");
+  const std::vector<std::string_view> expected{"Hello", " world", "'s", " ",    " e", "2", "e",
+                                               "4",     " Nf",    "3",  "\n\n", " O", "-O"};
+  CHECK(pieces == expected);
+  CHECK(synth::to_byte_symbols("a b\n") ==
+        "a\xC4\xA0"
+        "b\xC4\x8A");  // space Ġ, newline Ċ
+}
+
+TEST_CASE("BPE learning merges the most frequent pair first, ties by text", "[engine]") {
+  const std::map<std::string, int64_t> words{{"abab", 2}, {"ab", 1}, {"cd", 3}};
+  const auto merges = synth::learn_merges(words, 10);
+  // ab occurs 2 * 2 + 1 = 5 times, cd 3, then (ab, ab) 2.
+  REQUIRE(merges.size() == 3);
+  CHECK((merges[0].left == "a" && merges[0].right == "b"));
+  CHECK((merges[1].left == "c" && merges[1].right == "d"));
+  CHECK((merges[2].left == "ab" && merges[2].right == "ab"));
+  CHECK(synth::learn_merges(words, 1).size() == 1);
+}
+
+TEST_CASE("The project's tokenizer reads the built-in vocabulary and round-trips move text", "[engine]") {
+  auto options = tiny_options(Arch::Qwen2, SynthDtype::F16, "tokenizer.gguf");
+  REQUIRE(synth::synthesize(options));
+  auto f = GgufFile::open(options.output_path);
+  REQUIRE(f.has_value());
+  auto tokenizer = engine::Tokenizer::from_gguf(*f);
+  REQUIRE(tokenizer.has_value());
+  const auto& tok = **tokenizer;
+  CHECK(tok.vocab_size() == 1024);
+  for (const char* text : {"e2e4 Nf3", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 O-O",
+                           "You are playing janggi as Cho.\n h1g3", "caf\xC3\xA9 \xEC\x9E\xA5\xEA\xB8\xB0"}) {
+    const auto ids = tok.encode(text, false, false);
+    CHECK_FALSE(ids.empty());
+    CHECK(tok.decode(ids) == text);
+  }
+  // Learned merges shorten common text: fewer tokens than bytes.
+  CHECK(tok.encode("The knight moves to the center.", false, false).size() < 20);
+  const auto chat = tok.encode("<|im_start|>user\nhi<|im_end|>", false, true);
+  REQUIRE(chat.size() >= 3);
+  CHECK(tok.token_to_piece(chat.front(), true) == "<|im_start|>");
+  CHECK(chat.back() == tok.eos());
+  CHECK(tok.is_control(chat.front()));
+  CHECK(tok.is_end_of_generation(tok.eos()));
+  std::filesystem::remove(options.output_path);
+}
