@@ -141,11 +141,12 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
       check_same_output(alone, got, tol);
     }
     SECTION("with any prefill chunk size") {
-      for (int32_t budget : {1, 3, 7, 16, 50}) {
+      for (int32_t budget : {1, 3, 16, 50}) {
         INFO("max_num_batched_tokens " << budget);
         auto chunked = cfg;
         chunked.scheduler.max_num_batched_tokens = budget;
         check_same_output(alone, serve_waves(model, tok, chunked, 512, {{{target}}}).at(1), tol);
+        if (budget == 1 || budget == 16) continue;  // mixed batches: two budgets suffice
         auto reqs = random_requests(7, 11, lo, hi, prompt);
         reqs.insert(reqs.begin() + 3, target);
         check_same_output(alone, serve_waves(model, tok, chunked, 512, {{reqs}}).at(4), tol);

@@ -1,0 +1,128 @@
+// The serving core on the real test models (tiny random-weight GGUFs in shared testdata):
+// invariance of tokens and logits (alone, in a batch of 32, after a prefix hit, after
+// preemption, any chunk size), constrained decoding always yielding an allowed string, and an
+// end-to-end Engine run with prompt text.
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/api.h"
+#include "engine/core/engine_core.h"
+#include "engine/model/model.h"
+#include "tests/common/testdata.h"
+#include "tests/engine/serve_harness.h"
+
+using namespace engine;
+
+namespace {
+
+std::unique_ptr<Model> load(const std::filesystem::path& path) {
+  auto model = Model::load(path.string(), 2);
+  REQUIRE(model);
+  return std::move(*model);
+}
+
+// Ordinary text tokens of the test vocabularies (past the control and byte tokens).
+constexpr TokenId kLo = 300, kHi = 2000;
+
+void check_constrained(Model& model) {
+  EngineConfig cfg;
+  cfg.cache.dtype = KvDtype::F32;
+  EngineCore core(model.network(), model.tokenizer(), cfg, 256);
+  const std::vector<std::vector<std::string>> sets{{"e2e3", "e2e4", "e2e4q"},
+                                                   {"Nf3", "Nc3", "e4", "e2e4", "O-O", "O-O-O", "a7a8=Q"},
+                                                   {"Nf3"},
+                                                   {"yes", "no"}};
+  std::map<uint64_t, size_t> set_of;
+  uint64_t next = 1;
+  for (size_t s = 0; s < sets.size(); ++s)
+    for (int rep = 0; rep < 6; ++rep) {
+      GenerateRequest r;
+      r.prompt = "The best move in this position is";
+      r.allowed_completions = sets[s];
+      r.sampling.temperature = rep == 0 ? 0.0f : 1.2f;
+      r.sampling.seed = next;
+      r.sampling.max_tokens = 16;
+      core.add(*core.make_sequence(SeqId{next}, r, Clock::now()));
+      set_of[next++] = s;
+    }
+  std::map<uint64_t, GenerateResult> results;
+  for (int i = 0; i < 500 && core.has_work(); ++i)
+    for (auto& out : core.step())
+      if (out.result) results[out.id.value] = *out.result;
+  REQUIRE(results.size() == set_of.size());
+  for (const auto& [id, r] : results) {
+    INFO("request " << id << ": '" << r.text << "' " << r.error);
+    CHECK(r.reason == FinishReason::Stop);
+    const auto& set = sets[set_of[id]];
+    CHECK(std::ranges::find(set, r.text) != set.end());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Serving invariance on the real llama test model", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/llama-spm-gqa-q8_0.gguf");
+  auto model = load(path);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, 1e-4f);
+}
+
+TEST_CASE("Serving invariance on the real qwen2 test model", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
+  auto model = load(path);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, 1e-4f);
+}
+
+TEST_CASE("Serving invariance on every other test model", "[engine][slow]") {
+  for (const char* name : {"llama-spm-gqa-f16.gguf", "llama-spm-gqa-bf16.gguf", "llama-spm-gqa-q6_k.gguf",
+                           "llama-spm-gqa-q4_k_m.gguf", "qwen2-bpe-tied-q4_k_m.gguf"}) {
+    ARENA_REQUIRE_TESTDATA(path, std::string("models/") + name);
+    INFO(name);
+    auto model = load(path);
+    arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, 1e-4f);
+    arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F16, kLo, kHi, 1e-4f);
+  }
+}
+
+TEST_CASE("Constrained decoding yields an allowed string on every test model", "[engine]") {
+  for (const char* name : {"llama-spm-gqa-f16.gguf", "llama-spm-gqa-bf16.gguf", "llama-spm-gqa-q8_0.gguf",
+                           "llama-spm-gqa-q6_k.gguf", "llama-spm-gqa-q4_k_m.gguf", "qwen2-bpe-tied-f32.gguf",
+                           "qwen2-bpe-tied-q4_k_m.gguf"}) {
+    ARENA_REQUIRE_TESTDATA(path, std::string("models/") + name);
+    INFO(name);
+    auto model = load(path);
+    check_constrained(*model);
+  }
+}
+
+TEST_CASE("Engine serves prompt text on a real model end to end", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
+  auto model = load(path);
+  EngineConfig cfg;
+  cfg.cache.kv_cache_bytes = size_t{8} << 20;
+  auto engine = Engine::create(model->network(), model->tokenizer(), cfg);
+  REQUIRE(engine);
+  const std::string system =
+      "You are a chess player in a tournament. Answer with one legal move in UCI notation and nothing else. ";
+  auto submit = [&](int i) {
+    GenerateRequest r;
+    r.prompt = system + "Move " + std::to_string(i) + ":";
+    r.sampling.max_tokens = 6;
+    r.sampling.ignore_eos = true;
+    return *(*engine)->submit(r);
+  };
+  std::vector<RequestHandle> handles{submit(0)};
+  handles.front().wait();  // its blocks are cached once it has run
+  for (int i = 1; i < 8; ++i) handles.push_back(submit(i));
+  for (auto& h : handles) {
+    const auto r = h.wait();
+    CHECK(r.reason == FinishReason::Length);
+    CHECK(r.tokens.size() == 6);
+    CHECK(r.text == model->tokenizer().decode(r.tokens, false));
+    if (h.id().value > 1) CHECK(r.num_cached_prompt_tokens >= 16);
+  }
+  const auto m = (*engine)->metrics();
+  CHECK(m.num_requests_finished == 8);
+  CHECK(m.prefix_cache_hits >= 7 * 16);
+}
