@@ -1,0 +1,132 @@
+// Capacity planning from GGUF metadata, and byte-size parsing and printing.
+#include "engine/planner/capacity_planner.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/model/model_config.h"
+
+namespace engine {
+
+std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, const PlanRequest& request) {
+  auto config = read_model_config(file);
+  if (!config) return std::unexpected(config.error());
+  CapacityPlan plan;
+  plan.shape = config->shape;
+  plan.kv_dtype = request.kv_dtype;
+  plan.block_size = request.block_size;
+  if (request.block_size < 1)
+    return std::unexpected(Error{fmt::format("block size {} must be >= 1", request.block_size)});
+  if (request.kv_dtype == KvDtype::Q8_0 && plan.shape.head_dim % 32 != 0)
+    return std::unexpected(
+        Error{fmt::format("KV dtype q8_0 needs a head dimension divisible by 32; {} has {}", file.path(),
+                          plan.shape.head_dim)});
+  plan.context = request.context > 0 ? request.context : plan.shape.context_length;
+  if (plan.context <= 0)
+    return std::unexpected(Error{fmt::format("{} states no context length; pass --context", file.path())});
+  if (request.num_agents < 0) return std::unexpected(Error{"the number of agents must be >= 0"});
+
+  const KvCacheShape kv{plan.shape.num_layers, plan.shape.num_kv_heads, plan.shape.head_dim,
+                        request.block_size, request.kv_dtype};
+  plan.kv_bytes_per_token = kv.bytes_per_token();
+  for (const auto& t : file.tensors()) plan.weight_bytes += t.data.size();
+  const int64_t blocks = (plan.context + request.block_size - 1) / request.block_size;
+  plan.kv_bytes_per_request = static_cast<uint64_t>(blocks) * kv.bytes_per_block();
+
+  plan.memory_bytes = request.memory_bytes;
+  if (request.memory_bytes) {
+    const uint64_t left =
+        *request.memory_bytes > plan.weight_bytes ? *request.memory_bytes - plan.weight_bytes : 0;
+    plan.max_concurrent_requests = static_cast<int64_t>(left / plan.kv_bytes_per_request);
+  }
+  plan.num_agents = request.num_agents;
+  if (request.num_agents > 0)
+    plan.memory_for_agents =
+        plan.weight_bytes + static_cast<uint64_t>(request.num_agents) * plan.kv_bytes_per_request;
+  return plan;
+}
+
+std::string format_plan(const CapacityPlan& p) {
+  const auto& s = p.shape;
+  const double bytes_per_value =
+      static_cast<double>(p.kv_bytes_per_token) / (2.0 * s.num_layers * s.num_kv_heads * s.head_dim);
+  std::string out = fmt::format(
+      "model: {}, {} layers, {} heads ({} KV) of {}, embedding {}, vocab {}, trained context {}\n", s.arch,
+      s.num_layers, s.num_heads, s.num_kv_heads, s.head_dim, s.embedding_dim, s.vocab_size, s.context_length);
+  out += fmt::format("weights: {}\n", format_bytes(p.weight_bytes));
+  out += fmt::format("KV per token ({}): {} bytes = 2 x {} layers x {} KV heads x {} x {:g} bytes\n",
+                     to_string(p.kv_dtype), p.kv_bytes_per_token, s.num_layers, s.num_kv_heads, s.head_dim,
+                     bytes_per_value);
+  out += fmt::format("KV per request at context {}: {} (blocks of {} tokens)\n", p.context,
+                     format_bytes(p.kv_bytes_per_request), p.block_size);
+  if (p.memory_bytes) {
+    if (*p.memory_bytes <= p.weight_bytes)
+      out += fmt::format("memory {}: the weights alone ({}) do not fit; no request fits\n",
+                         format_bytes(*p.memory_bytes), format_bytes(p.weight_bytes));
+    else
+      out += fmt::format("memory {}: {} concurrent requests at context {} ({} for KV after the weights)\n",
+                         format_bytes(*p.memory_bytes), *p.max_concurrent_requests, p.context,
+                         format_bytes(*p.memory_bytes - p.weight_bytes));
+  }
+  if (p.memory_for_agents)
+    out += fmt::format("{} agents at context {} need {} (weights {} + KV {}), activations not included\n",
+                       p.num_agents, p.context, format_bytes(*p.memory_for_agents),
+                       format_bytes(p.weight_bytes), format_bytes(*p.memory_for_agents - p.weight_bytes));
+  return out;
+}
+
+std::expected<uint64_t, Error> parse_byte_size(std::string_view text) {
+  auto bad = [&] {
+    return std::unexpected(Error{fmt::format(
+        "'{}' is not a size: write a number with an optional unit, e.g. 8GiB, 512MiB, 1.5GB or 1000000",
+        text)});
+  };
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return bad();
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + i, value);
+  if (ec != std::errc() || end != text.data() + i) return bad();
+  std::string unit;
+  for (char c : text.substr(i))
+    if (c != ' ') unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  double scale = 0;
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "k" || unit == "kib")
+    scale = 1024.0;
+  else if (unit == "m" || unit == "mib")
+    scale = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gib")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "t" || unit == "tib")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (unit == "kb")
+    scale = 1e3;
+  else if (unit == "mb")
+    scale = 1e6;
+  else if (unit == "gb")
+    scale = 1e9;
+  else if (unit == "tb")
+    scale = 1e12;
+  else
+    return bad();
+  const double bytes = value * scale;
+  if (!std::isfinite(bytes) || bytes >= 1.8e19) return bad();
+  return static_cast<uint64_t>(std::llround(bytes));
+}
+
+std::string format_bytes(uint64_t bytes) {
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double v = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 3) v /= 1024, ++u;
+  return fmt::format("{:.2f} {}", v, units[u]);
+}
+
+}  // namespace engine

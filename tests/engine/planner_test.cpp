@@ -1,0 +1,70 @@
+// Capacity planner: KV bytes per token from GGUF metadata, per-request KV at a context, how
+// many requests fit in a memory budget, memory for K agents, and byte-size parsing.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/planner/capacity_planner.h"
+#include "tests/common/testdata.h"
+
+using namespace engine;
+
+TEST_CASE("parse_byte_size reads binary and decimal units", "[engine]") {
+  CHECK(parse_byte_size("8GiB") == uint64_t{8} << 30);
+  CHECK(parse_byte_size("512MiB") == uint64_t{512} << 20);
+  CHECK(parse_byte_size("512 mib") == uint64_t{512} << 20);
+  CHECK(parse_byte_size("64k") == 65536u);
+  CHECK(parse_byte_size("1.5GB") == 1500000000u);
+  CHECK(parse_byte_size("1000") == 1000u);
+  CHECK(parse_byte_size("2G") == uint64_t{2} << 30);
+  for (const char* bad : {"", "GiB", "8 parsecs", "-1GiB", "1e99GiB", "1.2.3MB"}) {
+    INFO(bad);
+    auto r = parse_byte_size(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("not a size") != std::string::npos);
+  }
+  CHECK(format_bytes(100) == "100 B");
+  CHECK(format_bytes(uint64_t{3} << 29) == "1.50 GiB");
+}
+
+TEST_CASE("Capacity plan of the llama test model", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/llama-spm-gqa-q8_0.gguf");
+  auto file = gguf::GgufFile::open(path.string());
+  REQUIRE(file);
+  PlanRequest req;
+  req.context = 1000;
+  req.memory_bytes = uint64_t{64} << 20;
+  req.num_agents = 32;
+  auto plan = plan_capacity(*file, req);
+  REQUIRE(plan);
+  // 2 layers x 1 KV head x 64 dims, f16: 2 x 2 x 1 x 64 x 2 bytes.
+  CHECK(plan->kv_bytes_per_token == 512);
+  CHECK(plan->kv_bytes_per_request == 63 * 16 * 512);  // 1000 tokens -> 63 blocks of 16
+  CHECK(plan->weight_bytes > 0);
+  CHECK(plan->weight_bytes < std::filesystem::file_size(path));
+  REQUIRE(plan->max_concurrent_requests);
+  CHECK(*plan->max_concurrent_requests ==
+        static_cast<int64_t>(((uint64_t{64} << 20) - plan->weight_bytes) / plan->kv_bytes_per_request));
+  CHECK(plan->memory_for_agents == plan->weight_bytes + 32 * plan->kv_bytes_per_request);
+  const auto text = format_plan(*plan);
+  CHECK(text.find("512 bytes") != std::string::npos);
+  CHECK(text.find("32 agents") != std::string::npos);
+
+  req.kv_dtype = KvDtype::Q8_0;  // 34 bytes per 32 values
+  plan = plan_capacity(*file, req);
+  REQUIRE(plan);
+  CHECK(plan->kv_bytes_per_token == 2 * 2 * 68);
+
+  req = PlanRequest{};  // the model's own context; memory not asked
+  plan = plan_capacity(*file, req);
+  REQUIRE(plan);
+  CHECK(plan->context == plan->shape.context_length);
+  CHECK_FALSE(plan->max_concurrent_requests);
+  CHECK_FALSE(plan->memory_for_agents);
+
+  req.memory_bytes = 1000;  // smaller than the weights
+  plan = plan_capacity(*file, req);
+  REQUIRE(plan);
+  CHECK(plan->max_concurrent_requests == 0);
+  CHECK(format_plan(*plan).find("do not fit") != std::string::npos);
+}
