@@ -46,7 +46,10 @@ std::string json_string(std::string_view s) {
 
 std::string json_list(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + json_string(items[i]);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += json_string(items[i]);
+  }
   return out + "]";
 }
 
@@ -124,7 +127,10 @@ class ChessGame final : public Game {
                              {WhiteQueenSide, "white O-O-O"},
                              {BlackKingSide, "black O-O"},
                              {BlackQueenSide, "black O-O-O"}})
-      if (r & bit) rights += (rights.empty() ? "" : ", ") + std::string(name);
+      if (r & bit) {
+        if (!rights.empty()) rights += ", ";
+        rights += name;
+      }
     text += fmt::format("Castling rights: {}.\n", rights.empty() ? "none" : rights);
     if (pos_.ep_square() != kNoSquare)
       text += fmt::format("En passant capture possible on {}.\n", square_name(pos_.ep_square()));

@@ -228,7 +228,10 @@ std::expected<Move, GameError> parse_san(const Position& pos, std::string_view o
   if (matches.size() == 1) return matches.front();
   if (matches.size() > 1) {
     std::string options;
-    for (Move m : matches) options += (options.empty() ? "" : " or ") + to_san(pos, m);
+    for (Move m : matches) {
+      if (!options.empty()) options += " or ";
+      options += to_san(pos, m);
+    }
     return std::unexpected(
         GameError{fmt::format("ambiguous move {}: it could be {}", printable(original), options)});
   }

@@ -255,7 +255,8 @@ std::expected<std::string, GameError> write_pgn(const PgnGame& game) {
       out += line + '\n';
       line.clear();
     }
-    line += (line.empty() ? "" : " ") + token;
+    if (!line.empty()) line += ' ';
+    line += token;
   };
   for (size_t i = 0; i < game.moves.size(); ++i) {
     const auto move = parse_move(pos, game.moves[i]);

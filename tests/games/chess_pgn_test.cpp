@@ -26,7 +26,7 @@ TEST_CASE("PGN is written with the Seven Tag Roster, Termination and SAN movetex
 
   game.tags.emplace_back("Termination", "time forfeit");
   CHECK(write_pgn(game)->find("[Termination \"time forfeit\"]") != std::string::npos);
-  game.result = "*";
+  game.result = std::string("*");
   game.tags.pop_back();
   CHECK(write_pgn(game)->find("[Termination \"unterminated\"]") != std::string::npos);
 
