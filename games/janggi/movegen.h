@@ -10,14 +10,17 @@
 
 namespace games::janggi {
 
-// A fixed-capacity list of moves (no position has anywhere near 256).
+// A fixed-capacity list of moves. A janggi set (all the FEN reader allows) has fewer than 170
+// moves in any position, so 256 never overflows.
 struct MoveList {
   std::array<Move, 256> moves;
   int size = 0;
 
+  // Appends a move.
   void add(Move m) { moves[size++] = m; }
   const Move* begin() const { return moves.data(); }
   const Move* end() const { return moves.data() + size; }
+  // Whether `m` is in the list.
   bool contains(Move m) const;
 };
 

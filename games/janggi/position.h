@@ -22,6 +22,8 @@ struct StateInfo {
   bool in_check = false;     // the side to move's general is attacked
 };
 
+// Invariants (enforced by the FEN reader): one general per side, generals and guards inside their
+// own palace, no more pieces than a janggi set, and the side not to move is not in check.
 class Position {
  public:
   // An empty board, Cho to move; fill it with put_piece, then call finish_setup.
@@ -32,11 +34,15 @@ class Position {
   // Sets side to move and clocks and computes the key; call once after placing pieces.
   void finish_setup(Color side, int rule50, int fullmove);
 
+  // The piece on `s`, NoPiece if empty.
   Piece piece_on(Square s) const { return board_[s]; }
+  // Whose move it is.
   Color side_to_move() const { return side_; }
+  // Where the general of `c` stands.
   Square king_square(Color c) const { return king_[c]; }
   // The number of pieces of `c` of type `t` on the board.
   int count(Color c, PieceType t) const { return counts_[c][t]; }
+  // The current position's state.
   const StateInfo& state() const { return states_.back(); }
   // The state `plies_back` moves ago (0 = current); plies_back must be <= plies_played().
   const StateInfo& state_back(int plies_back) const { return states_[states_.size() - 1 - plies_back]; }
