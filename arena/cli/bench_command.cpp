@@ -4,6 +4,7 @@
 #include <array>
 
 #include "arena/cli/bench_perft.h"
+#include "arena/cli/bench_serve.h"
 #include "arena/cli/command.h"
 
 namespace arena::cli {
@@ -13,6 +14,7 @@ namespace {
 // The `bench` subcommands; a new measurement adds its registrar here.
 constexpr std::array kBenchRegistrars{
     &add_bench_perft,
+    &add_bench_serve,
 };
 
 }  // namespace

@@ -257,6 +257,7 @@ std::vector<RequestOutput> EngineCore::step() {
     for (const Sequence* seq : scheduler_.running())
       empty += static_cast<int64_t>(seq->kv.block_table.size()) * bs - seq->num_computed_tokens;
     metrics_.kv_slots_allocated += int64_t{pool_.num_used()} * bs;
+    metrics_.kv_blocks_peak = std::max(metrics_.kv_blocks_peak, pool_.num_used());
     metrics_.kv_slots_empty += empty;
     ++metrics_.num_steps;
     metrics_.batch_size.observe(static_cast<double>(out.seqs.size()));

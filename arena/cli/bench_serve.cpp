@@ -1,0 +1,242 @@
+// `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U]
+// [--gen-tokens G] [--ticks T] [--modes LIST] [--json FILE]`: runs the synthetic agent workload
+// of engine/core/serve_workload.h once per mode and prints requests/s, prompt and generated
+// tokens/s, TTFT and queue-time percentiles, prefix hit rate, KV blocks and waste, preemptions
+// and deadline misses, with the ratios between modes. The default model is the Qwen2.5-0.5B
+// shaped Q8_0 synthetic model, written to models/ with the synth library when missing.
+#include "arena/cli/bench_serve.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/core/kv_budget.h"
+#include "engine/core/serve_workload.h"
+#include "engine/model/model.h"
+#include "engine/planner/capacity_planner.h"
+#include "engine/synth/synthesize.h"
+
+namespace arena::cli {
+
+namespace {
+
+constexpr const char* kDefaultModel = "models/qwen2.5-0.5b-q8_0.gguf";
+constexpr const char* kAllModes = "sequential,static,continuous,continuous+prefix";
+
+struct ServeFlags {
+  std::string model = kDefaultModel;
+  engine::ServeWorkload workload;
+  std::string modes = kAllModes;
+  int32_t max_batched_tokens = 512;
+  int threads = 0;
+  std::string kv_dtype = "f16";
+  std::string kv_memory;
+  double deadline_ms = 0;
+  std::string json;
+};
+
+int fail(const std::string& message) {
+  fmt::print(stderr, "arena bench serve: error: {}\n", message);
+  return 1;
+}
+
+// Writes the default synthetic model, as `arena synth` would.
+bool make_default_model(const std::string& path) {
+  namespace synth = engine::synth;
+  fmt::print(stderr,
+             "{} is missing; writing it with the synth library (the same as `arena synth --arch qwen2 "
+             "--shape qwen2.5-0.5b --dtype q8_0 -o {}`)\n",
+             path, path);
+  synth::SynthOptions options;
+  auto shape = synth::resolve_shape(std::string("qwen2.5-0.5b"), synth::ShapeOverrides{});
+  if (!shape) return false;
+  options.shape = *shape;
+  options.dtype = synth::SynthDtype::Q8_0;
+  options.output_path = path;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  auto result = synth::synthesize(options);
+  if (!result) fmt::print(stderr, "arena bench serve: error: {}\n", result.error().message);
+  return result.has_value();
+}
+
+// The engine configuration of one mode.
+engine::EngineConfig mode_config(const std::string& mode, const ServeFlags& f, size_t kv_bytes) {
+  engine::EngineConfig c;
+  c.cache.kv_cache_bytes = kv_bytes;
+  c.cache.dtype = f.kv_dtype == "q8_0"  ? engine::KvDtype::Q8_0
+                  : f.kv_dtype == "f32" ? engine::KvDtype::F32
+                                        : engine::KvDtype::F16;
+  c.cache.enable_prefix_cache = mode == "continuous+prefix";
+  c.scheduler.mode = mode == "sequential" ? engine::BatchingMode::Sequential
+                     : mode == "static"   ? engine::BatchingMode::Static
+                                          : engine::BatchingMode::Continuous;
+  c.scheduler.max_num_seqs = f.workload.num_agents;
+  c.scheduler.max_num_batched_tokens = f.max_batched_tokens;
+  c.scheduler.max_queue = std::max(1024, f.workload.num_agents);
+  c.logger = [](std::string_view line) { spdlog::debug("engine: {}", line); };
+  return c;
+}
+
+nlohmann::json to_json(const engine::ServeRunStats& s) {
+  return {{"seconds", s.seconds},
+          {"requests", s.num_requests},
+          {"requests_per_s", s.requests_per_second},
+          {"prompt_tokens_per_s", s.prompt_tokens_per_second},
+          {"generated_tokens_per_s", s.generated_tokens_per_second},
+          {"ttft_p50_s", s.ttft_p50},
+          {"ttft_p99_s", s.ttft_p99},
+          {"queue_p50_s", s.queue_p50},
+          {"queue_p99_s", s.queue_p99},
+          {"prefix_hit_rate", s.prefix_hit_rate},
+          {"kv_blocks_peak", s.kv_blocks_peak},
+          {"kv_blocks_total", s.kv_blocks_total},
+          {"kv_waste", s.kv_waste},
+          {"preemptions", s.preemptions},
+          {"deadline_misses", s.deadline_misses},
+          {"failed_requests", s.failed}};
+}
+
+int run_bench_serve(const ServeFlags& f) {
+  std::vector<std::string> modes;
+  std::stringstream list(f.modes);
+  for (std::string m; std::getline(list, m, ',');) {
+    if (m != "sequential" && m != "static" && m != "continuous" && m != "continuous+prefix") {
+      fmt::print(stderr, "arena bench serve: error: unknown mode '{}' (known: {})\n", m, kAllModes);
+      return kUsageExitCode;
+    }
+    modes.push_back(m);
+  }
+  if (!std::filesystem::exists(f.model)) {
+    if (f.model != kDefaultModel) return fail(fmt::format("model file {} not found", f.model));
+    if (!make_default_model(f.model)) return 1;
+  }
+  auto model = engine::Model::load(f.model, f.threads);
+  if (!model) return fail(model.error().message);
+
+  // Default KV budget: every agent's whole conversation resident at once, plus a block each.
+  const auto& w = f.workload;
+  const auto shape = engine::kv_cache_shape((*model)->shape(), mode_config("continuous", f, 0).cache);
+  size_t kv_bytes = shape.bytes_per_token() * static_cast<size_t>(engine::serve_workload_kv_tokens(w)) +
+                    shape.bytes_per_block() * static_cast<size_t>(2 * w.num_agents);
+  if (!f.kv_memory.empty()) {
+    auto bytes = engine::parse_byte_size(f.kv_memory);
+    if (!bytes) {
+      fmt::print(stderr, "arena bench serve: error: --kv-memory: {}\n", bytes.error().message);
+      return kUsageExitCode;
+    }
+    kv_bytes = *bytes;
+  }
+  engine::ServeWorkload workload = w;
+  workload.deadline_seconds = f.deadline_ms / 1e3;
+
+  const auto& s = (*model)->shape();
+  fmt::print(
+      "model {} ({} {} layers, embd {}, vocab {}); {} agents x {} ticks, system {} + {} new tokens per "
+      "tick, {} generated; KV {} ({}), max {} tokens per step\n",
+      f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
+      w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.max_batched_tokens);
+  fmt::print("{:<18} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>7} {:>6}\n", "mode",
+             "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit", "kv peak",
+             "waste", "preempt", "missed");
+  nlohmann::json out = {{"model", f.model},
+                        {"workload",
+                         {{"agents", w.num_agents},
+                          {"system_tokens", w.system_tokens},
+                          {"prompt_tokens", w.prompt_tokens},
+                          {"gen_tokens", w.gen_tokens},
+                          {"ticks", w.ticks},
+                          {"deadline_ms", f.deadline_ms}}},
+                        {"max_batched_tokens", f.max_batched_tokens},
+                        {"kv_cache_bytes", kv_bytes},
+                        {"kv_dtype", f.kv_dtype},
+                        {"modes", nlohmann::json::object()}};
+  std::map<std::string, double> rps;
+  for (const auto& mode : modes) {
+    auto stats = engine::run_serve_workload((*model)->network(), (*model)->tokenizer(),
+                                            mode_config(mode, f, kv_bytes), workload);
+    if (!stats) return fail(fmt::format("{}: {}", mode, stats.error().message));
+    const auto& r = *stats;
+    fmt::print(
+        "{:<18} {:>7.2f} {:>9.1f} {:>8.1f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>6.3f} {:>5}/{:<5} "
+        "{:>5.1f}% "
+        "{:>7} {:>6}\n",
+        mode, r.requests_per_second, r.prompt_tokens_per_second, r.generated_tokens_per_second, r.ttft_p50,
+        r.ttft_p99, r.queue_p50, r.queue_p99, r.prefix_hit_rate, r.kv_blocks_peak, r.kv_blocks_total,
+        100 * r.kv_waste, r.preemptions, r.deadline_misses);
+    std::fflush(stdout);
+    if (r.failed > 0) return fail(fmt::format("{}: {} requests did not run to their length", mode, r.failed));
+    out["modes"][mode] = to_json(r);
+    rps[mode] = r.requests_per_second;
+  }
+  nlohmann::json ratios = nlohmann::json::object();
+  if (rps.contains("sequential")) {
+    std::string line = "requests/s vs sequential:";
+    for (const auto& mode : modes) {
+      if (mode == "sequential") continue;
+      const double x = rps[mode] / rps["sequential"];
+      ratios[mode + "/sequential"] = x;
+      line += fmt::format(" {} {:.2f}x", mode, x);
+    }
+    fmt::print("{}\n", line);
+  }
+  if (rps.contains("continuous") && rps.contains("continuous+prefix")) {
+    const double x = rps["continuous+prefix"] / rps["continuous"];
+    ratios["continuous+prefix/continuous"] = x;
+    fmt::print("prefix cache: continuous+prefix {:.2f}x continuous\n", x);
+  }
+  out["ratios"] = ratios;
+  if (!f.json.empty()) {
+    std::ofstream file(f.json);
+    file << out.dump(2) << "\n";
+    if (!file) return fail(fmt::format("cannot write {}", f.json));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_serve(CLI::App& bench, Action& action) {
+  auto flags = std::make_shared<ServeFlags>();
+  auto* cmd = bench.add_subcommand(
+      "serve",
+      "Serving engine under a synthetic agent workload: sequential, static, continuous, +prefix cache");
+  ServeFlags& f = *flags;
+  cmd->add_option("--model", f.model,
+                  std::string("GGUF model file (default ") + kDefaultModel +
+                      ", written with the synth library when missing)");
+  cmd->add_option("--agents", f.workload.num_agents, "Agents, each asking once per tick")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--system-tokens", f.workload.system_tokens, "Shared system prompt tokens")
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--prompt-tokens", f.workload.prompt_tokens, "New unique prompt tokens per agent per tick")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--gen-tokens", f.workload.gen_tokens, "Generated tokens per request")
+      ->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--ticks", f.workload.ticks, "Ticks (rounds of one request per agent)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--modes", f.modes,
+                  std::string("Comma-separated modes to run (default ") + kAllModes + ")");
+  cmd->add_option("--max-batched-tokens", f.max_batched_tokens, "Token budget per step")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--threads", f.threads, "Compute threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--kv-dtype", f.kv_dtype, "KV cache value type: f16 (default), q8_0 or f32")
+      ->check(CLI::IsMember({"f16", "q8_0", "f32"}));
+  cmd->add_option("--kv-memory", f.kv_memory,
+                  "KV cache size, e.g. 512MiB (default: every conversation fits)");
+  cmd->add_option("--deadline-ms", f.deadline_ms, "Per-request deadline after submission (0 = none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", f.workload.seed, "Seed of the synthetic prompts");
+  cmd->add_option("--json", f.json, "Also write the results as one JSON object to this file");
+  cmd->callback([flags, &action] { action = [flags] { return run_bench_serve(*flags); }; });
+}
+
+}  // namespace arena::cli
