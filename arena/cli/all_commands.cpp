@@ -10,8 +10,10 @@ void add_synth_command(CLI::App& root, Action& action);
 void add_perft_command(CLI::App& root, Action& action);
 void add_bench_command(CLI::App& root, Action& action);
 void add_eval_command(CLI::App& root, Action& action);
+void add_tokenize_command(CLI::App& root, Action& action);
 void add_plan_command(CLI::App& root, Action& action);
 void add_generate_command(CLI::App& root, Action& action);
+void add_demo_command(CLI::App& root, Action& action);
 
 std::span<const Registrar> all_commands() {
   static constexpr std::array registrars{
@@ -20,8 +22,10 @@ std::span<const Registrar> all_commands() {
       &add_perft_command,
       &add_bench_command,
       &add_eval_command,
+      &add_tokenize_command,
       &add_plan_command,
       &add_generate_command,
+      &add_demo_command,
   };
   return registrars;
 }

@@ -44,3 +44,31 @@ expect_run(ARGS perft --epd no-such-file.epd CODE 1 MATCH "cannot read EPD file 
 expect_run(ARGS bench CODE 2 MATCH "error: .*Subcommands:.*perft")
 expect_run(ARGS bench perft --repeat 1 --chess-depth 3 --janggi-depth 2 --stockfish /no/such/stockfish CODE 0
            MATCH "chess +3  arena +8902 .*chess +3  /no/such/stockfish +not installed")
+
+# arena tokenize: usage and input errors; with the shared test data, ids of a text and a whole
+# llama.cpp test file reproduced byte for byte.
+expect_run(ARGS tokenize "x" CODE 2 MATCH "error: --model is required")
+expect_run(ARGS tokenize --model no-such-model.gguf CODE 2 MATCH "error: give either TEXT or --cases FILE")
+expect_run(ARGS tokenize --model no-such-model.gguf "x" CODE 1 MATCH "no-such-model.gguf: cannot open")
+if(DEFINED ENV{ARENA_TESTDATA})
+  set(tokenize_data "$ENV{ARENA_TESTDATA}/tokenizers")
+else()
+  set(tokenize_data "${CMAKE_CURRENT_LIST_DIR}/../../../shared/testdata/tokenizers")
+endif()
+if(EXISTS "${tokenize_data}/vocab-qwen3.gguf")
+  expect_run(ARGS tokenize --model ${tokenize_data}/vocab-qwen3.gguf "Hello world" CODE 0 MATCH "^9707 1879\n$")
+  expect_run(ARGS tokenize --model ${tokenize_data}/vocab-qwen3.gguf --parse-special "<|im_start|>user" CODE 0
+             MATCH "^151644 872\n$")
+  expect_run(ARGS tokenize --model ${tokenize_data}/vocab-qwen3.gguf --cases no-such-file.inp CODE 1
+             MATCH "cannot open tokenizer cases file 'no-such-file.inp'")
+  execute_process(COMMAND ${ARENA} tokenize --model ${tokenize_data}/ggml-vocab-gpt-2.gguf
+                          --cases ${tokenize_data}/ggml-vocab-gpt-2.inp
+                  RESULT_VARIABLE code OUTPUT_VARIABLE out)
+  file(READ "${tokenize_data}/ggml-vocab-gpt-2.out" expected)
+  if(NOT code EQUAL 0 OR NOT out STREQUAL expected)
+    message(FATAL_ERROR "arena tokenize --cases ggml-vocab-gpt-2.inp: exit ${code}, output differs from the .out file")
+  endif()
+  message(STATUS "ok: arena tokenize --cases ggml-vocab-gpt-2.inp reproduces ggml-vocab-gpt-2.out")
+else()
+  message(STATUS "skipped: arena tokenize on test vocabularies (no ${tokenize_data})")
+endif()
