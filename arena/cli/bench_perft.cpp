@@ -1,8 +1,9 @@
 // `arena bench perft`: nodes per second of arena's perft (chess start position depth 5, janggi
 // start position depth 4) and, in the same run, of the reference engines' `go perft` on the
 // same FEN: Stockfish for chess, Fairy-Stockfish (UCI_Variant janggi) for janggi. An engine is
-// timed from sending `go perft` to reading its "Nodes searched" line; every figure is the best
-// of --repeat runs. A missing engine binary gives a "not installed" row, never a failure.
+// timed from sending `go perft` to reading its "Nodes searched" line; arena and engine runs
+// alternate and each figure is the best of --repeat runs. A missing engine binary gives a
+// "not installed" row, never a failure.
 #include "arena/cli/bench_perft.h"
 
 #include <fcntl.h>
@@ -136,24 +137,22 @@ struct Measurement {
   double mnps() const { return seconds > 0 ? double(nodes) / seconds / 1e6 : 0; }
 };
 
-Measurement measure_arena(const games::Game& game, int depth, int repeat) {
-  Measurement m{"arena", "", 0, 1e30};
-  for (int i = 0; i < repeat; ++i) {
-    const auto start = Clock::now();
-    m.nodes = game.perft(depth);
-    m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return m;
+// Times one arena perft run into `m`, keeping the fastest.
+void time_arena(const games::Game& game, int depth, Measurement& m) {
+  const auto start = Clock::now();
+  m.nodes = game.perft(depth);
+  m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
 }
 
-Measurement measure_engine(const std::string& path, const std::string& variant, const std::string& fen,
-                           int depth, int repeat) {
-  Measurement m{path, "", 0, 1e30};
-  if (access(path.c_str(), X_OK) != 0) return m.status = "not installed", m;
-  auto engine = EngineProcess::start(path);
-  if (!engine) return m.status = engine.error(), m;
-  auto& e = **engine;
+// Starts the reference engine at `path` set up for `variant` ("" for chess) at `fen`; on
+// failure returns nullptr and sets m.status.
+std::unique_ptr<EngineProcess> open_engine(const std::string& path, const std::string& variant,
+                                           const std::string& fen, Measurement& m) {
   using namespace std::chrono_literals;
+  if (access(path.c_str(), X_OK) != 0) return m.status = "not installed", nullptr;
+  auto engine = EngineProcess::start(path);
+  if (!engine) return m.status = engine.error(), nullptr;
+  auto& e = **engine;
   e.send("uci");
   for (auto line = e.read_line(10s); line; line = e.read_line(10s)) {
     if (line->starts_with("id name ")) m.engine = line->substr(8);
@@ -162,17 +161,20 @@ Measurement measure_engine(const std::string& path, const std::string& variant, 
   e.send("setoption name Threads value 1");
   if (!variant.empty()) e.send("setoption name UCI_Variant value " + variant);
   e.send("isready");
-  if (!e.wait_for("readyok", 10s)) return m.status = "engine did not answer 'uci' / 'isready'", m;
+  if (!e.wait_for("readyok", 10s)) return m.status = "engine did not answer 'uci' / 'isready'", nullptr;
   e.send("position fen " + fen);
-  for (int i = 0; i < repeat; ++i) {
-    const auto start = Clock::now();
-    e.send(fmt::format("go perft {}", depth));
-    const auto line = e.wait_for("Nodes searched", 600s);
-    if (!line) return m.status = "engine gave no 'Nodes searched' line", m;
-    m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
-    m.nodes = std::strtoull(line->c_str() + line->find(':') + 1, nullptr, 10);
-  }
-  return m;
+  return std::move(*engine);
+}
+
+// Times one `go perft` of the engine into `m`, keeping the fastest; false (with m.status) on failure.
+bool time_engine(EngineProcess& e, int depth, Measurement& m) {
+  const auto start = Clock::now();
+  e.send(fmt::format("go perft {}", depth));
+  const auto line = e.wait_for("Nodes searched", std::chrono::minutes(10));
+  if (!line) return m.status = "engine gave no 'Nodes searched' line", false;
+  m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
+  m.nodes = std::strtoull(line->c_str() + line->find(':') + 1, nullptr, 10);
+  return true;
 }
 
 // One benchmark position: arena against its reference.
@@ -190,8 +192,14 @@ BenchCase run_case(const std::string& variant, int depth, const std::string& eng
   auto game = games::make_game(variant);
   if (!game) return c.skipped = game.error().message, c;
   c.fen = (*game)->fen();
-  c.arena = measure_arena(**game, depth, repeat);
-  c.reference = measure_engine(engine_path, variant == "chess" ? "" : variant, c.fen, depth, repeat);
+  c.arena = {"arena", "", 0, 1e30};
+  c.reference = {engine_path, "", 0, 1e30};
+  auto engine = open_engine(engine_path, variant == "chess" ? "" : variant, c.fen, c.reference);
+  // Alternate the two so that a change in machine load affects both alike.
+  for (int i = 0; i < repeat; ++i) {
+    time_arena(**game, depth, c.arena);
+    if (engine && !time_engine(*engine, depth, c.reference)) engine.reset();
+  }
   return c;
 }
 
