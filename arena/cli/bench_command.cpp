@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <array>
 
+#include "arena/cli/bench_forward.h"
 #include "arena/cli/bench_perft.h"
 #include "arena/cli/bench_serve.h"
 #include "arena/cli/command.h"
@@ -14,6 +15,7 @@ namespace {
 // The `bench` subcommands; a new measurement adds its registrar here.
 constexpr std::array kBenchRegistrars{
     &add_bench_perft,
+    &add_bench_forward,
     &add_bench_serve,
 };
 

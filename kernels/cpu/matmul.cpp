@@ -32,6 +32,7 @@ MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t co
 void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool) {
   assert(static_cast<int64_t>(x.size()) >= n * w.cols && static_cast<int64_t>(y.size()) >= n * w.rows);
   const VecDotFn dot = best_vec_dot(w.type);
+  const VecDotRowsFn dot_rows = n > 1 ? vec_dot_rows_for(w.type, vec_dot_level()) : nullptr;
   assert(dot != nullptr);
   const GgmlType xt = dot_type(w.type);
   const size_t x_stride = row_bytes(xt, w.cols);
@@ -60,7 +61,13 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
       const int64_t j1 = std::min(n, j0 + kActivationTile);
       for (int64_t r = r0; r < r1; ++r) {
         const std::byte* wr = w.row(r);
-        for (int64_t j = j0; j < j1; ++j) out[j * w.rows + r] = dot(wr, xq + j * x_stride, w.cols);
+        int64_t j = j0;
+        if (dot_rows != nullptr)
+          for (; j < j1; j += kMaxDotRows)
+            dot_rows(wr, xq + j * x_stride, x_stride,
+                     static_cast<int>(std::min<int64_t>(kMaxDotRows, j1 - j)), w.cols, out + j * w.rows + r,
+                     w.rows);
+        for (; j < j1; ++j) out[j * w.rows + r] = dot(wr, xq + j * x_stride, w.cols);
       }
     }
   });

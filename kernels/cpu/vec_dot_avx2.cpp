@@ -1,10 +1,275 @@
-// AVX2 + FMA + F16C dot-product kernels (filled in below).
+// AVX2 + FMA + F16C dot-product kernels, one per weight type; same arithmetic as the scalar
+// definitions in kernels/quant/vec_dot.cpp (exact integer sums per block, then the scales), in
+// a different float summation order.
+//
+// Integer products use _mm256_maddubs_epi16 (unsigned bytes x signed bytes -> int16 pairs):
+// for signed x signed (Q8_0) the sign of one operand is moved onto the other first; for the
+// K-quants the weights are unsigned nibbles and the offsets are applied with the block sums.
 #include "kernels/cpu/vec_dot_simd.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/cpu/half.h"
+#include "kernels/quant/dot_blocks.h"
+
+namespace kernels {
+
+namespace {
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// F16 bits -> float in one instruction (F16C).
+inline float h2f(uint16_t h) {
+  return _cvtsh_ss(h);
+}
+
+inline __m256i load256(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+
+// Signed bytes a · b summed in pairs of 16-bit lanes then into 8 int32 lanes.
+inline __m256i dot_i8(__m256i a, __m256i b) {
+  const __m256i prod16 = _mm256_maddubs_epi16(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+  return _mm256_madd_epi16(prod16, _mm256_set1_epi16(1));
+}
+
+// Unsigned bytes u · signed bytes s, each 16-bit pair sum scaled by `scale16`, into 8 int32 lanes.
+inline __m256i dot_u8_scaled(__m256i u, __m256i s, __m256i scale16) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scale16);
+}
+
+float dot_f32(const std::byte* w, const std::byte* x, int64_t n) {
+  const auto* a = reinterpret_cast<const float*>(w);
+  const auto* b = reinterpret_cast<const float*>(x);
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k)
+      acc[k] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8 * k), _mm256_loadu_ps(b + i + 8 * k), acc[k]);
+  for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc[0]);
+  float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+inline __m256 load_f16(const std::byte* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+inline __m256 load_bf16(const std::byte* p) {
+  const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
+
+template <__m256 (*Load)(const std::byte*), float (*Scalar)(uint16_t)>
+float dot_half(const std::byte* w, const std::byte* x, int64_t n) {
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k)
+      acc[k] = _mm256_fmadd_ps(Load(w + 2 * (i + 8 * k)), Load(x + 2 * (i + 8 * k)), acc[k]);
+  for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(Load(w + 2 * i), Load(x + 2 * i), acc[0]);
+  float sum = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+  for (; i < n; ++i) {
+    uint16_t a, b;
+    std::memcpy(&a, w + 2 * i, 2);
+    std::memcpy(&b, x + 2 * i, 2);
+    sum += Scalar(a) * Scalar(b);
+  }
+  return sum;
+}
+
+float dot_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
+  const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
+  const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
+  const int64_t nb = n / kQK8_0;
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 2 <= nb; k += 2) {
+    const __m256i s0 = dot_i8(load256(a[k].qs), load256(b[k].qs));
+    const __m256i s1 = dot_i8(load256(a[k + 1].qs), load256(b[k + 1].qs));
+    acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d)), _mm256_cvtepi32_ps(s0), acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(a[k + 1].d) * h2f(b[k + 1].d)), _mm256_cvtepi32_ps(s1), acc1);
+  }
+  for (; k < nb; ++k) {
+    const __m256i s0 = dot_i8(load256(a[k].qs), load256(b[k].qs));
+    acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d)), _mm256_cvtepi32_ps(s0), acc0);
+  }
+  return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+float dot_q4_0(const std::byte* w, const std::byte* x, int64_t n) {
+  const auto* a = reinterpret_cast<const BlockQ4_0*>(w);
+  const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
+  const __m256i low4 = _mm256_set1_epi8(0xF);
+  const __m256i eight = _mm256_set1_epi8(8);
+  __m256 acc = _mm256_setzero_ps();
+  for (int64_t k = 0; k < n / kQK8_0; ++k) {
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a[k].qs));
+    // Values 0..15 from the low nibbles, 16..31 from the high nibbles, minus 8.
+    const __m256i both = _mm256_set_m128i(_mm_srli_epi16(packed, 4), packed);
+    const __m256i q = _mm256_sub_epi8(_mm256_and_si256(both, low4), eight);
+    const __m256 d = _mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8(q, load256(b[k].qs))), acc);
+  }
+  return hsum(acc);
+}
+
+// Sum over the 8 sub-blocks of min_j * (sum of the 32 activations of j), from Q8_K's block sums.
+inline int k_min_sum(const uint8_t* mins, const int16_t* bsums) {
+  int s = 0;
+  for (int j = 0; j < 8; ++j) s += mins[j] * (bsums[2 * j] + bsums[2 * j + 1]);
+  return s;
+}
+
+// Q4_K and Q5_K: 4 chunks of 64 values, low nibbles = sub-block 2c, high nibbles = 2c+1
+// (Q5_K adds 16 where bit 2c / 2c+1 of qh is set).
+template <bool kFifthBit>
+float dot_q45_k(const std::byte* w, const std::byte* x, int64_t n) {
+  using Block = std::conditional_t<kFifthBit, BlockQ5K, BlockQ4K>;
+  const auto* a = reinterpret_cast<const Block*>(w);
+  const auto* b = reinterpret_cast<const BlockQ8K*>(x);
+  const __m256i low4 = _mm256_set1_epi8(0xF);
+  const __m256i one = _mm256_set1_epi8(1);
+  __m256 acc = _mm256_setzero_ps();
+  float acc_min = 0;
+  for (int64_t k = 0; k < n / kQK_K; ++k) {
+    uint8_t sc[8], mn[8];
+    for (int j = 0; j < 8; ++j) k_scale_min(j, a[k].scales, sc[j], mn[j]);
+    __m256i qh;
+    if constexpr (kFifthBit) qh = load256(a[k].qh);
+    __m256i sumi = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i q = load256(a[k].qs + 32 * c);
+      __m256i lo = _mm256_and_si256(q, low4);
+      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+      if constexpr (kFifthBit) {
+        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+        hi = _mm256_or_si256(hi,
+                             _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+      }
+      sumi =
+          _mm256_add_epi32(sumi, dot_u8_scaled(lo, load256(b[k].qs + 64 * c), _mm256_set1_epi16(sc[2 * c])));
+      sumi = _mm256_add_epi32(
+          sumi, dot_u8_scaled(hi, load256(b[k].qs + 64 * c + 32), _mm256_set1_epi16(sc[2 * c + 1])));
+    }
+    const float d = b[k].d * h2f(a[k].d);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+    acc_min += b[k].d * h2f(a[k].dmin) * static_cast<float>(k_min_sum(mn, b[k].bsums));
+  }
+  return hsum(acc) - acc_min;
+}
+
+float dot_q6_k(const std::byte* w, const std::byte* x, int64_t n) {
+  const auto* a = reinterpret_cast<const BlockQ6K*>(w);
+  const auto* b = reinterpret_cast<const BlockQ8K*>(x);
+  const __m256i low4 = _mm256_set1_epi8(0xF);
+  const __m256i low2 = _mm256_set1_epi8(3);
+  __m256 acc = _mm256_setzero_ps();
+  float acc_offset = 0;
+  for (int64_t k = 0; k < n / kQK_K; ++k) {
+    // The 6-bit values q are used unsigned (0..63); the -32 offset comes off as 32 * block sums.
+    int offset = 0;
+    for (int j = 0; j < 16; ++j) offset += a[k].scales[j] * b[k].bsums[j];
+    __m256i sumi = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i ql0 = load256(a[k].ql + 64 * h);
+      const __m256i ql1 = load256(a[k].ql + 64 * h + 32);
+      const __m256i qh = load256(a[k].qh + 32 * h);
+      // Run r (0..3) of 32 values: low / high nibbles of ql0 / ql1, bits 2r..2r+1 of qh.
+      const __m256i runs_lo[4] = {_mm256_and_si256(ql0, low4), _mm256_and_si256(ql1, low4),
+                                  _mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                                  _mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4)};
+      for (int r = 0; r < 4; ++r) {
+        const __m256i high = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * r), low2), 4);
+        const __m256i q = _mm256_or_si256(runs_lo[r], high);
+        // Sub-blocks of 16: scales 8h + 2r (values 0..15 of the run) and 8h + 2r + 1 (16..31).
+        const int s0 = a[k].scales[8 * h + 2 * r], s1 = a[k].scales[8 * h + 2 * r + 1];
+        const __m256i scale16 = _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(s1)),
+                                                 _mm_set1_epi16(static_cast<int16_t>(s0)));
+        sumi = _mm256_add_epi32(sumi, dot_u8_scaled(q, load256(b[k].qs + 128 * h + 32 * r), scale16));
+      }
+    }
+    const float d = b[k].d * h2f(a[k].d);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+    acc_offset += d * 32.0f * static_cast<float>(offset);
+  }
+  return hsum(acc) - acc_offset;
+}
+
+// One Q8_0 weight row against up to kMaxDotRows activation rows: |w| and the weight scale are
+// computed once per block for all rows.
+void dot_rows_q8_0(const std::byte* w, const std::byte* x, size_t x_stride, int num_x, int64_t n, float* out,
+                   int64_t out_stride) {
+  const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
+  __m256 acc[kMaxDotRows] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                             _mm256_setzero_ps()};
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t k = 0; k < n / kQK8_0; ++k) {
+    const __m256i wq = load256(a[k].qs);
+    const __m256i aw = _mm256_sign_epi8(wq, wq);
+    const float dw = h2f(a[k].d);
+    for (int r = 0; r < num_x; ++r) {
+      const auto* xb = reinterpret_cast<const BlockQ8_0*>(x + static_cast<size_t>(r) * x_stride) + k;
+      const __m256i sum =
+          _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(load256(xb->qs), wq)), ones);
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * h2f(xb->d)), _mm256_cvtepi32_ps(sum), acc[r]);
+    }
+  }
+  for (int r = 0; r < num_x; ++r) out[r * out_stride] = hsum(acc[r]);
+}
+
+}  // namespace
+
+VecDotFn avx2_vec_dot(GgmlType type) {
+  switch (type) {
+    case GgmlType::F32:
+      return dot_f32;
+    case GgmlType::F16:
+      return dot_half<load_f16, f16_to_f32>;
+    case GgmlType::BF16:
+      return dot_half<load_bf16, bf16_to_f32>;
+    case GgmlType::Q8_0:
+      return dot_q8_0;
+    case GgmlType::Q4_0:
+      return dot_q4_0;
+    case GgmlType::Q4_K:
+      return dot_q45_k<false>;
+    case GgmlType::Q5_K:
+      return dot_q45_k<true>;
+    case GgmlType::Q6_K:
+      return dot_q6_k;
+    default:
+      return nullptr;
+  }
+}
+
+VecDotRowsFn avx2_vec_dot_rows(GgmlType type) {
+  return type == GgmlType::Q8_0 ? dot_rows_q8_0 : nullptr;
+}
+
+}  // namespace kernels
+
+#else
 
 namespace kernels {
 
 VecDotFn avx2_vec_dot(GgmlType) {
   return nullptr;
 }
+VecDotRowsFn avx2_vec_dot_rows(GgmlType) {
+  return nullptr;
+}
 
 }  // namespace kernels
+
+#endif

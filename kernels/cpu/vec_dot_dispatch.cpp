@@ -22,4 +22,11 @@ VecDotFn vec_dot_for(GgmlType type, SimdLevel level) {
   return scalar_vec_dot(type);
 }
 
+VecDotRowsFn vec_dot_rows_for(GgmlType type, SimdLevel level) {
+  if (level == SimdLevel::Avx512)
+    if (VecDotRowsFn f = avx512_vec_dot_rows(type)) return f;
+  if (level == SimdLevel::Avx512 || level == SimdLevel::Avx2) return avx2_vec_dot_rows(type);
+  return nullptr;
+}
+
 }  // namespace kernels

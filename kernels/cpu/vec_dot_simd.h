@@ -8,10 +8,20 @@
 
 namespace kernels {
 
+// One weight row against `num_x` (1..kMaxDotRows) activation rows at x + i * x_stride:
+// out[i * out_stride] = dot(w, x_i). Shares the weight's loads and decoding across the rows.
+using VecDotRowsFn = void (*)(const std::byte* w, const std::byte* x, size_t x_stride, int num_x, int64_t n,
+                              float* out, int64_t out_stride);
+inline constexpr int kMaxDotRows = 4;
+
 // The AVX2 kernel for weights of `type`, or nullptr (no kernel, or not built for x86).
 VecDotFn avx2_vec_dot(GgmlType type);
 // The AVX-512 (F, BW, VL, VNNI) kernel for weights of `type`, or nullptr.
 VecDotFn avx512_vec_dot(GgmlType type);
+
+// Multi-row kernels, where one exists for `type` (nullptr otherwise).
+VecDotRowsFn avx2_vec_dot_rows(GgmlType type);
+VecDotRowsFn avx512_vec_dot_rows(GgmlType type);
 
 // The widest SIMD level the dot kernels may use here (AVX-512 also needs VNNI).
 SimdLevel vec_dot_level();
@@ -24,5 +34,8 @@ VecDotFn vec_dot_for(GgmlType type, SimdLevel level);
 inline VecDotFn best_vec_dot(GgmlType type) {
   return vec_dot_for(type, vec_dot_level());
 }
+
+// The multi-row kernel for `type` at `level`, or nullptr (then use the single-row kernel).
+VecDotRowsFn vec_dot_rows_for(GgmlType type, SimdLevel level);
 
 }  // namespace kernels

@@ -77,3 +77,37 @@ TEST_CASE("SIMD dot products match the scalar ones", "[kernels]") {
   }
   if (num_checked == 0) WARN("no SIMD dot kernels on this CPU: nothing to compare");
 }
+
+TEST_CASE("Multi-row dot kernels match the single-row kernel", "[kernels]") {
+  std::mt19937 rng(13);
+  int num_checked = 0;
+  for (auto level : {kernels::SimdLevel::Avx2, kernels::SimdLevel::Avx512}) {
+    if (static_cast<int>(level) > static_cast<int>(kernels::vec_dot_level())) continue;
+    for (GgmlType type : kernels::test::kWeightTypes) {
+      const auto rows_fn = kernels::vec_dot_rows_for(type, level);
+      if (!rows_fn) continue;
+      const GgmlType xt = kernels::dot_type(type);
+      const int64_t n = 12 * kernels::traits(type).block_size * (type == GgmlType::F32 ? 32 : 1);
+      const auto w = kernels::test::random_weights(type, 1, n, rng);
+      const size_t x_stride = kernels::row_bytes(xt, n);
+      std::vector<std::byte> x(x_stride * kernels::kMaxDotRows);
+      for (int r = 0; r < kernels::kMaxDotRows; ++r) {
+        const auto xf = kernels::test::random_floats(static_cast<size_t>(n), rng);
+        kernels::quantize_activation_row(xt, xf.data(), x.data() + static_cast<size_t>(r) * x_stride, n);
+      }
+      for (int num_x = 1; num_x <= kernels::kMaxDotRows; ++num_x) {
+        std::vector<float> out(static_cast<size_t>(2 * num_x), -1.0f);
+        rows_fn(w.data(), x.data(), x_stride, num_x, n, out.data(), 2);
+        for (int r = 0; r < num_x; ++r) {
+          const float want =
+              kernels::scalar_vec_dot(type)(w.data(), x.data() + static_cast<size_t>(r) * x_stride, n);
+          INFO(kernels::to_string(level) << " " << kernels::traits(type).name << " rows " << num_x);
+          CHECK(out[static_cast<size_t>(2 * r)] == Approx(want).epsilon(1e-5).margin(1e-5));
+          CHECK(out[static_cast<size_t>(2 * r + 1)] == -1.0f);
+        }
+        ++num_checked;
+      }
+    }
+  }
+  if (num_checked == 0) WARN("no multi-row dot kernels on this CPU: nothing to compare");
+}
