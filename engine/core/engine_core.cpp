@@ -104,6 +104,10 @@ void EngineCore::add(std::unique_ptr<Sequence> seq) {
       pending_.push_back(collect(s, FinishReason::Stop));
       return;
     }
+    if (s.num_output_tokens() >= s.sampling.max_tokens) {
+      pending_.push_back(collect(s, FinishReason::Length));
+      return;
+    }
   }
   scheduler_.add(&s);
   metrics_.num_requests_waiting = scheduler_.num_waiting();
@@ -140,7 +144,9 @@ void EngineCore::append_output(Sequence& seq, TokenId token, bool& hit_stop_stri
 bool EngineCore::jump_forward(Sequence& seq, bool& hit_stop_string) {
   const std::string forced = seq.constraint->forced_text();
   if (forced.empty()) return false;
-  const std::vector<TokenId> ids = tokens_spelling(forced, tokenizer_, pieces_);
+  std::vector<TokenId> ids = tokens_spelling(forced, tokenizer_, pieces_);
+  const auto room = static_cast<size_t>(std::max(0, seq.sampling.max_tokens - seq.num_output_tokens()));
+  if (ids.size() > room) ids.resize(room);  // max_tokens holds for forced tokens too
   // They are prefilled in the next step, like any token not yet computed.
   for (TokenId id : ids) append_output(seq, id, hit_stop_string);
   return seq.constraint->is_finished();
@@ -245,6 +251,15 @@ std::vector<RequestOutput> EngineCore::step() {
     metrics_.prompt_tokens += seq.num_prompt_tokens();
   }
 
+  if (out.empty() && scheduler_.num_running() == 0 && scheduler_.num_waiting() > 0) {
+    // Nothing runs and the most urgent request cannot be admitted into an otherwise empty
+    // cache: it can never fit (make_sequence refuses such requests; this guards the loop).
+    Sequence& head = *scheduler_.next_waiting();
+    const int64_t tokens = head.num_tokens();
+    outputs.push_back(collect(head, FinishReason::Error,
+                              fmt::format("the request needs {} tokens of KV cache; the whole cache holds {}",
+                                          tokens, cache_capacity_tokens())));
+  }
   if (!out.empty()) {
     const auto logits = runner_.execute(out);
     scheduler_.update_after_step(out);

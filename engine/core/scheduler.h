@@ -34,6 +34,8 @@ class Scheduler {
   int32_t num_running() const { return static_cast<int32_t>(running_.size()); }
   bool has_work() const { return !waiting_.empty() || !running_.empty(); }
   int64_t num_preemptions() const { return num_preemptions_; }
+  // The most urgent waiting sequence, or nullptr.
+  Sequence* next_waiting() const { return waiting_.empty() ? nullptr : *waiting_.begin(); }
   // Running sequences, most urgent first.
   const std::vector<Sequence*>& running() const { return running_; }
 

@@ -119,3 +119,28 @@ TEST_CASE("Constrained requests always produce an allowed string", "[engine]") {
   // The single-choice set is spelled by jump-forward, without sampling a token.
   CHECK(results.at(ids.back().first.value).tokens == std::vector<TokenId>{tok.id_of("Nf3")});
 }
+
+TEST_CASE("Jump-forward respects max_tokens", "[engine]") {
+  FakeTokenizer tok;
+  FakeModel model;
+  EngineConfig cfg;
+  cfg.cache.dtype = KvDtype::F32;
+  EngineCore core(model, tok, cfg, 64);
+  GenerateRequest r;
+  r.prompt = "say:";
+  r.allowed_completions = {"Nf3 Nf3 Nf3"};  // one choice: spelled at once, 5 tokens
+  r.sampling.max_tokens = 2;
+  core.add(*core.make_sequence(SeqId{1}, r, Clock::now()));
+  r.sampling.max_tokens = 8;
+  core.add(*core.make_sequence(SeqId{2}, r, Clock::now()));
+  std::map<uint64_t, GenerateResult> results;
+  while (core.has_work())
+    for (auto& out : core.step())
+      if (out.result) results[out.id.value] = *out.result;
+  CHECK(results.at(1).reason == FinishReason::Length);
+  CHECK(results.at(1).tokens.size() == 2);
+  CHECK(results.at(1).text == "Nf3 ");
+  CHECK(results.at(2).reason == FinishReason::Stop);
+  CHECK(results.at(2).text == "Nf3 Nf3 Nf3");
+  CHECK(core.metrics().num_steps == 0);  // nothing needed the model
+}
