@@ -11,6 +11,8 @@
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_writer.h"
+#include "engine/model/model.h"
+#include "engine/model/sequence_runner.h"
 #include "engine/synth/byte_level_bpe.h"
 #include "engine/synth/synth_vocab.h"
 #include "engine/synth/synthesize.h"
@@ -475,4 +477,39 @@ TEST_CASE("The project's tokenizer reads the built-in vocabulary and round-trips
   CHECK(tok.is_control(chat.front()));
   CHECK(tok.is_end_of_generation(tok.eos()));
   std::filesystem::remove(options.output_path);
+}
+
+TEST_CASE("Synthesized tiny models load, tokenize and run through the engine", "[engine]") {
+  for (Arch arch : {Arch::Llama, Arch::Qwen2, Arch::Qwen3}) {
+    INFO(synth::to_string(arch));
+    auto options = tiny_options(arch, SynthDtype::Q8_0, "model.gguf");
+    REQUIRE(synth::synthesize(options));
+    auto model = engine::Model::load(options.output_path, 1);
+    REQUIRE(model.has_value());
+    const auto& shape = (*model)->shape();
+    CHECK(shape.arch == synth::to_string(arch));
+    CHECK(shape.num_layers == 2);
+    CHECK(shape.embedding_dim == 256);
+    CHECK(shape.head_dim == 64);
+    CHECK(shape.vocab_size == 1024);
+    const auto& tok = (*model)->tokenizer();
+    const auto ids = tok.encode("e2e4 Nf3", false, false);
+    CHECK(tok.decode(ids) == "e2e4 Nf3");
+
+    // Random weights scaled for unit-size activations: finite logits of moderate spread.
+    engine::SequenceRunner runner((*model)->network(), 64);
+    auto logits = runner.eval(ids, false);
+    REQUIRE(logits.has_value());
+    REQUIRE(logits->size() == 1024);
+    double sum = 0, sum2 = 0;
+    for (float v : *logits) {
+      REQUIRE(std::isfinite(v));
+      sum += v;
+      sum2 += static_cast<double>(v) * v;
+    }
+    const double sd = std::sqrt(sum2 / 1024 - (sum / 1024) * (sum / 1024));
+    CHECK(sd > 0.2);
+    CHECK(sd < 5.0);
+    std::filesystem::remove(options.output_path);
+  }
 }
