@@ -13,6 +13,7 @@ void add_eval_command(CLI::App& root, Action& action);
 void add_tokenize_command(CLI::App& root, Action& action);
 void add_plan_command(CLI::App& root, Action& action);
 void add_generate_command(CLI::App& root, Action& action);
+void add_demo_command(CLI::App& root, Action& action);
 
 std::span<const Registrar> all_commands() {
   static constexpr std::array registrars{
@@ -24,6 +25,7 @@ std::span<const Registrar> all_commands() {
       &add_tokenize_command,
       &add_plan_command,
       &add_generate_command,
+      &add_demo_command,
   };
   return registrars;
 }
