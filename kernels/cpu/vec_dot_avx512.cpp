@@ -92,25 +92,6 @@ float dot_half(const std::byte* w, const std::byte* x, int64_t n) {
   return sum;
 }
 
-float dot_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
-  const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
-  const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
-  const int64_t nb = n / kQK8_0;
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-  int64_t k = 0;
-  for (; k + 2 <= nb; k += 2) {
-    const __m256i s0 = dot_i8(load256(a[k].qs), load256(b[k].qs));
-    const __m256i s1 = dot_i8(load256(a[k + 1].qs), load256(b[k + 1].qs));
-    acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d)), _mm256_cvtepi32_ps(s0), acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(a[k + 1].d) * h2f(b[k + 1].d)), _mm256_cvtepi32_ps(s1), acc1);
-  }
-  for (; k < nb; ++k) {
-    const __m256i s0 = dot_i8(load256(a[k].qs), load256(b[k].qs));
-    acc0 = _mm256_fmadd_ps(_mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d)), _mm256_cvtepi32_ps(s0), acc0);
-  }
-  return hsum256(_mm256_add_ps(acc0, acc1));
-}
-
 float dot_q4_0(const std::byte* w, const std::byte* x, int64_t n) {
   const auto* a = reinterpret_cast<const BlockQ4_0*>(w);
   const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
@@ -212,24 +193,58 @@ float dot_q6_k(const std::byte* w, const std::byte* x, int64_t n) {
 }
 
 // One Q8_0 weight row against up to kMaxDotRows activation rows: |w| and the weight scale are
-// computed once per block for all rows.
+// computed once per block for all rows. Even and odd blocks go to separate accumulators. The
+// single-row kernel is this one with one row, so a row's result never depends on how many rows
+// share the call (a batch gives the same logits as one token at a time).
+// Adds block k of the weight row times block k of each activation row to acc[r].
+template <int kRows>
+inline void q8_0_block(const BlockQ8_0& wb, const std::byte* x, size_t x_stride, int64_t k, __m256* acc) {
+  const __m256i wq = load256(wb.qs);
+  const __m256i aw = _mm256_sign_epi8(wq, wq);
+  const float dw = h2f(wb.d);
+  for (int r = 0; r < kRows; ++r) {
+    const auto* xb = reinterpret_cast<const BlockQ8_0*>(x + static_cast<size_t>(r) * x_stride) + k;
+    const __m256i sum =
+        _mm256_dpbusd_epi32(_mm256_setzero_si256(), aw, _mm256_sign_epi8(load256(xb->qs), wq));
+    acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * h2f(xb->d)), _mm256_cvtepi32_ps(sum), acc[r]);
+  }
+}
+
+template <int kRows>
+void dot_rows_q8_0_n(const std::byte* w, const std::byte* x, size_t x_stride, int64_t n, float* out,
+                     int64_t out_stride) {
+  const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
+  const int64_t nb = n / kQK8_0;
+  __m256 even[kRows], odd[kRows];
+  for (int r = 0; r < kRows; ++r) even[r] = odd[r] = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 2 <= nb; k += 2) {
+    q8_0_block<kRows>(a[k], x, x_stride, k, even);
+    q8_0_block<kRows>(a[k + 1], x, x_stride, k + 1, odd);
+  }
+  if (k < nb) q8_0_block<kRows>(a[k], x, x_stride, k, even);
+  for (int r = 0; r < kRows; ++r) out[r * out_stride] = hsum256(_mm256_add_ps(even[r], odd[r]));
+}
+
 void dot_rows_q8_0(const std::byte* w, const std::byte* x, size_t x_stride, int num_x, int64_t n, float* out,
                    int64_t out_stride) {
-  const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
-  __m256 acc[kMaxDotRows] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                             _mm256_setzero_ps()};
-  for (int64_t k = 0; k < n / kQK8_0; ++k) {
-    const __m256i wq = load256(a[k].qs);
-    const __m256i aw = _mm256_sign_epi8(wq, wq);
-    const float dw = h2f(a[k].d);
-    for (int r = 0; r < num_x; ++r) {
-      const auto* xb = reinterpret_cast<const BlockQ8_0*>(x + static_cast<size_t>(r) * x_stride) + k;
-      const __m256i sum =
-          _mm256_dpbusd_epi32(_mm256_setzero_si256(), aw, _mm256_sign_epi8(load256(xb->qs), wq));
-      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * h2f(xb->d)), _mm256_cvtepi32_ps(sum), acc[r]);
-    }
+  static_assert(kMaxDotRows == 4);
+  switch (num_x) {
+    case 1:
+      return dot_rows_q8_0_n<1>(w, x, x_stride, n, out, out_stride);
+    case 2:
+      return dot_rows_q8_0_n<2>(w, x, x_stride, n, out, out_stride);
+    case 3:
+      return dot_rows_q8_0_n<3>(w, x, x_stride, n, out, out_stride);
+    default:
+      return dot_rows_q8_0_n<4>(w, x, x_stride, n, out, out_stride);
   }
-  for (int r = 0; r < num_x; ++r) out[r * out_stride] = hsum256(acc[r]);
+}
+
+float dot_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
+  float out;
+  dot_rows_q8_0_n<1>(w, x, 0, n, &out, 0);
+  return out;
 }
 
 }  // namespace

@@ -1,0 +1,155 @@
+// Loading models: hyper-parameters read from GGUF metadata, and every way a file can be wrong
+// (unsupported architecture, missing key, missing tensor, wrong shape, wrong or unsupported type,
+// unsupported rope scaling) reported as an Error naming the problem, never a crash.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/model/model.h"
+#include "engine/model/model_config.h"
+#include "engine/model/transformer.h"
+#include "tests/common/testdata.h"
+#include "tests/engine/model_test_files.h"
+
+using engine::synth::Arch;
+
+namespace {
+
+// The error of loading the transformer in `path` (which must fail).
+std::string load_error(const std::string& path) {
+  auto file = engine::gguf::GgufFile::open(path);
+  REQUIRE(file.has_value());
+  auto model = engine::Transformer::from_gguf(*file, 1);
+  REQUIRE_FALSE(model.has_value());
+  return model.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("Model config of the llama and qwen2 test models", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(llama_path, "models/llama-spm-gqa-q4_k_m.gguf");
+  ARENA_REQUIRE_TESTDATA(qwen_path, "models/qwen2-bpe-tied-f32.gguf");
+  auto llama = engine::gguf::GgufFile::open(llama_path.string());
+  REQUIRE(llama.has_value());
+  auto c = engine::read_model_config(*llama);
+  REQUIRE(c.has_value());
+  CHECK(c->shape.arch == "llama");
+  CHECK(c->shape.num_layers == 2);
+  CHECK(c->shape.embedding_dim == 256);
+  CHECK(c->shape.num_heads == 4);
+  CHECK(c->shape.num_kv_heads == 1);
+  CHECK(c->shape.head_dim == 64);
+  CHECK(c->shape.ffn_dim == 512);
+  CHECK(c->shape.vocab_size == 4096);
+  CHECK(c->shape.context_length == 2048);
+  CHECK(c->rope_style == kernels::RopeStyle::Normal);
+  CHECK(c->rope_dim == 64);
+  CHECK(c->rope_freq_base == 10000.0f);
+  CHECK(c->rms_norm_eps == Approx(1e-5));
+  CHECK_FALSE(c->qk_norm);
+
+  auto qwen = engine::gguf::GgufFile::open(qwen_path.string());
+  REQUIRE(qwen.has_value());
+  c = engine::read_model_config(*qwen);
+  REQUIRE(c.has_value());
+  CHECK(c->shape.arch == "qwen2");
+  CHECK(c->shape.head_dim == 128);
+  CHECK(c->shape.vocab_size == 2048);
+  CHECK(c->rope_style == kernels::RopeStyle::Neox);
+  CHECK(c->rope_freq_base == 1e6f);
+  auto weights = engine::bind_weights(*qwen, *c);
+  REQUIRE(weights.has_value());
+  // Tied output: the output projection is the token embedding; qwen2 has q/k/v biases.
+  CHECK(weights->output.data == weights->token_embd.data);
+  CHECK(weights->layers[0].q_bias.size() == 256);
+  CHECK(weights->layers[1].k_bias.size() == 128);
+}
+
+TEST_CASE("Model::load gives the network, its shape and the tokenizer", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/llama-spm-gqa-q8_0.gguf");
+  auto model = engine::Model::load(path.string(), 1);
+  REQUIRE(model.has_value());
+  CHECK((*model)->shape().num_layers == 2);
+  CHECK((*model)->network().shape().vocab_size == 4096);
+  CHECK((*model)->tokenizer().vocab_size() == 4096);
+  CHECK((*model)->file().path() == path.string());
+  CHECK(engine::Model::load("/nonexistent/model.gguf").error().message.find("cannot open") !=
+        std::string::npos);
+}
+
+TEST_CASE("A qwen3 model binds its per-head q/k norms", "[engine]") {
+  const auto path = engine::test::synth_tiny("qwen3", Arch::Qwen3);
+  auto file = engine::gguf::GgufFile::open(path);
+  REQUIRE(file.has_value());
+  auto c = engine::read_model_config(*file);
+  REQUIRE(c.has_value());
+  CHECK(c->qk_norm);
+  CHECK(c->rope_style == kernels::RopeStyle::Neox);
+  auto w = engine::bind_weights(*file, *c);
+  REQUIRE(w.has_value());
+  CHECK(w->layers[0].q_norm.size() == 64);
+  CHECK(w->layers[1].k_norm.size() == 64);
+  CHECK(w->layers[0].q_bias.empty());
+}
+
+TEST_CASE("Bad models are rejected with an error naming the problem", "[engine]") {
+  using engine::test::TensorData;
+  const auto good = engine::test::synth_tiny("good_llama", Arch::Llama);
+  auto contains = [](const std::string& message, const std::string& part) {
+    INFO(message);
+    CHECK(message.find(part) != std::string::npos);
+  };
+
+  SECTION("unsupported architecture") {
+    const auto path = engine::test::rewrite_gguf(
+        good, "bad_arch", [](auto& w) { w.set_string("general.architecture", "gpt2"); }, {});
+    contains(load_error(path), "architecture 'gpt2' is not supported");
+  }
+  SECTION("missing metadata key") {
+    const auto path =
+        engine::test::rewrite_gguf(good, "bad_key", [](auto& w) { w.remove("llama.block_count"); }, {});
+    contains(load_error(path), "'llama.block_count'");
+  }
+  SECTION("heads not a multiple of KV heads") {
+    const auto path = engine::test::rewrite_gguf(
+        good, "bad_heads", [](auto& w) { w.set_u32("llama.attention.head_count_kv", 3); }, {});
+    contains(load_error(path), "not a multiple of head_count_kv 3");
+  }
+  SECTION("unsupported rope scaling") {
+    const auto path = engine::test::rewrite_gguf(
+        good, "bad_rope", [](auto& w) { w.set_string("llama.rope.scaling.type", "yarn"); }, {});
+    contains(load_error(path), "rope scaling 'yarn' is not supported");
+  }
+  SECTION("missing tensor") {
+    const auto path = engine::test::rewrite_gguf(good, "bad_missing", {}, [](std::vector<TensorData>& t) {
+      std::erase_if(t, [](const TensorData& d) { return d.name == "blk.1.ffn_up.weight"; });
+    });
+    contains(load_error(path), "missing tensor 'blk.1.ffn_up.weight' (expected shape [256, 512])");
+  }
+  SECTION("wrong shape") {
+    const auto path = engine::test::rewrite_gguf(good, "bad_shape", {}, [](std::vector<TensorData>& t) {
+      auto* k = engine::test::find_tensor(t, "blk.0.attn_k.weight");
+      REQUIRE(k);
+      k->dims = {128, 256};  // same bytes, transposed shape
+    });
+    contains(load_error(path), "tensor 'blk.0.attn_k.weight' has shape [128, 256], expected [256, 128]");
+  }
+  SECTION("norm weight not F32") {
+    const auto path = engine::test::rewrite_gguf(good, "bad_norm", {}, [](std::vector<TensorData>& t) {
+      auto* n = engine::test::find_tensor(t, "output_norm.weight");
+      REQUIRE(n);
+      n->type = kernels::GgmlType::F16;
+      n->bytes.resize(n->bytes.size() / 2);
+    });
+    contains(load_error(path), "tensor 'output_norm.weight' has type f16, expected f32");
+  }
+  SECTION("unsupported weight type") {
+    const auto path = engine::test::rewrite_gguf(good, "bad_type", {}, [](std::vector<TensorData>& t) {
+      auto* q = engine::test::find_tensor(t, "blk.0.attn_q.weight");
+      REQUIRE(q);
+      q->type = kernels::GgmlType::Q3_K;
+      q->bytes.resize(kernels::row_bytes(kernels::GgmlType::Q3_K, 256 * 256));
+    });
+    contains(load_error(path), "tensor 'blk.0.attn_q.weight' has type q3_K, which is not supported");
+  }
+}
