@@ -105,6 +105,35 @@ float dot_q4_0(const std::byte* w, const std::byte* x, int64_t n) {
   return hsum(acc);
 }
 
+// 32 bytes, byte i = 0xFF where bit i of `bits` is set, else 0.
+inline __m256i bytes_from_bits(uint32_t bits) {
+  // Byte i takes byte i / 8 of the mask, then keeps bit i % 8.
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(bits)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+}
+
+float dot_q5_0(const std::byte* w, const std::byte* x, int64_t n) {
+  const auto* a = reinterpret_cast<const BlockQ5_0*>(w);
+  const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
+  const __m256i low4 = _mm256_set1_epi8(0xF);
+  __m256 acc = _mm256_setzero_ps();
+  for (int64_t k = 0; k < n / kQK8_0; ++k) {
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a[k].qs));
+    const __m256i nibbles = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), low4);
+    uint32_t qh;
+    std::memcpy(&qh, a[k].qh, 4);
+    // q - 16 as a signed byte: the nibble where the fifth bit is set, nibble | 0xF0 where not.
+    const __m256i q =
+        _mm256_or_si256(nibbles, _mm256_andnot_si256(bytes_from_bits(qh), _mm256_set1_epi8(-16)));
+    const __m256 d = _mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8(q, load256(b[k].qs))), acc);
+  }
+  return hsum(acc);
+}
+
 // Sum over the 8 sub-blocks of min_j * (sum of the 32 activations of j), from Q8_K's block sums.
 inline int k_min_sum(const uint8_t* mins, const int16_t* bsums) {
   int s = 0;
@@ -257,6 +286,8 @@ VecDotFn avx2_vec_dot(GgmlType type) {
       return dot_q8_0;
     case GgmlType::Q4_0:
       return dot_q4_0;
+    case GgmlType::Q5_0:
+      return dot_q5_0;
     case GgmlType::Q4_K:
       return dot_q45_k<false>;
     case GgmlType::Q5_K:

@@ -25,6 +25,7 @@ bool is_supported_weight_type(GgmlType type) {
     case GgmlType::BF16:
     case GgmlType::Q8_0:
     case GgmlType::Q4_0:
+    case GgmlType::Q5_0:
     case GgmlType::Q4_K:
     case GgmlType::Q5_K:
     case GgmlType::Q6_K:

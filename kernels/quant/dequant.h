@@ -1,6 +1,6 @@
 // Dequantization of ggml tensor rows to F32, exactly per ggml's block layouts
 // (dequantize_row_* in ggml-quants.c): F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K and Q8_K.
-// (Q5_0 and Q8_K decode here but have no matmul kernel.)
+// (Q8_K is an activation type only: it decodes here but is no weight type.)
 #pragma once
 
 #include <cstddef>

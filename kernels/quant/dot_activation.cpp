@@ -59,6 +59,7 @@ GgmlType dot_type(GgmlType weight_type) {
       return GgmlType::BF16;
     case GgmlType::Q8_0:
     case GgmlType::Q4_0:
+    case GgmlType::Q5_0:
       return GgmlType::Q8_0;
     case GgmlType::Q4_K:
     case GgmlType::Q5_K:

@@ -1,6 +1,6 @@
 // The activation side of weight x activation dot products. As in llama.cpp, F32 activations are
 // converted to a "dot type" that pairs with the weight type before the dot product:
-// F32 -> F32, F16 -> F16, BF16 -> BF16, Q8_0 and Q4_0 -> Q8_0, K-quants -> Q8_K.
+// F32 -> F32, F16 -> F16, BF16 -> BF16, Q8_0 / Q4_0 / Q5_0 -> Q8_0, K-quants -> Q8_K.
 #pragma once
 
 #include <cstddef>

@@ -78,6 +78,24 @@ float vec_dot_q4_0_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
   return sum;
 }
 
+float vec_dot_q5_0_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
+  const auto* a = blocks<BlockQ5_0>(w);
+  const auto* b = blocks<BlockQ8_0>(x);
+  float sum = 0;
+  for (int64_t k = 0; k < n / kQK8_0; ++k) {
+    uint32_t qh;
+    std::memcpy(&qh, a[k].qh, 4);
+    int sumi = 0;
+    for (int i = 0; i < kQK8_0 / 2; ++i) {
+      const int lo = (a[k].qs[i] & 0xF) | static_cast<int>(((qh >> i) & 1) << 4);
+      const int hi = (a[k].qs[i] >> 4) | static_cast<int>(((qh >> (i + 16)) & 1) << 4);
+      sumi += (lo - 16) * b[k].qs[i] + (hi - 16) * b[k].qs[i + kQK8_0 / 2];
+    }
+    sum += static_cast<float>(sumi) * (f16_to_f32(a[k].d) * f16_to_f32(b[k].d));
+  }
+  return sum;
+}
+
 float vec_dot_q4_k_q8_k(const std::byte* w, const std::byte* x, int64_t n) {
   const auto* a = blocks<BlockQ4K>(w);
   const auto* b = blocks<BlockQ8K>(x);
@@ -167,6 +185,8 @@ VecDotFn scalar_vec_dot(GgmlType type) {
       return vec_dot_q8_0_q8_0;
     case GgmlType::Q4_0:
       return vec_dot_q4_0_q8_0;
+    case GgmlType::Q5_0:
+      return vec_dot_q5_0_q8_0;
     case GgmlType::Q4_K:
       return vec_dot_q4_k_q8_k;
     case GgmlType::Q5_K:

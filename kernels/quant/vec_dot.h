@@ -20,6 +20,7 @@ float vec_dot_f32(const std::byte* w, const std::byte* x, int64_t n);
 float vec_dot_f16(const std::byte* w, const std::byte* x, int64_t n);
 float vec_dot_bf16(const std::byte* w, const std::byte* x, int64_t n);
 float vec_dot_q8_0_q8_0(const std::byte* w, const std::byte* x, int64_t n);
+float vec_dot_q5_0_q8_0(const std::byte* w, const std::byte* x, int64_t n);
 float vec_dot_q4_0_q8_0(const std::byte* w, const std::byte* x, int64_t n);
 float vec_dot_q4_k_q8_k(const std::byte* w, const std::byte* x, int64_t n);
 float vec_dot_q5_k_q8_k(const std::byte* w, const std::byte* x, int64_t n);

@@ -48,6 +48,9 @@ inline std::vector<std::byte> random_weights(GgmlType type, int64_t rows, int64_
       case GgmlType::Q4_0:
         reinterpret_cast<BlockQ4_0*>(p)->d = half();
         break;
+      case GgmlType::Q5_0:
+        reinterpret_cast<BlockQ5_0*>(p)->d = half();
+        break;
       case GgmlType::Q4_K:
         reinterpret_cast<BlockQ4K*>(p)->d = half();
         reinterpret_cast<BlockQ4K*>(p)->dmin = half();
@@ -67,7 +70,8 @@ inline std::vector<std::byte> random_weights(GgmlType type, int64_t rows, int64_
 }
 
 // The weight types the kernels support.
-inline constexpr GgmlType kWeightTypes[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q8_0,
-                                            GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
+inline constexpr GgmlType kWeightTypes[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16,
+                                            GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0,
+                                            GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
 
 }  // namespace kernels::test
