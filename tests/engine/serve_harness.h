@@ -96,8 +96,9 @@ inline void check_same_output(const Observed& ref, const Observed& got, float to
   }
 }
 
-// The invariance suite: `target` gives the same tokens and logits alone, among 31 random
-// others, after a prefix-cache hit, after being preempted, and with any prefill chunk size.
+// The invariance suite (plain blocks, not Catch sections, so every case runs on every call): `target` gives
+// the same tokens and logits alone, among 31 random others, after a prefix-cache hit, after being preempted,
+// and with any prefill chunk size.
 inline void check_invariance(engine::LanguageModel& model, const engine::Tokenizer& tok,
                              engine::KvDtype dtype, engine::TokenId lo, engine::TokenId hi, float tol) {
   engine::EngineConfig cfg;
@@ -118,12 +119,14 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
     const auto alone = serve_waves(model, tok, cfg, 512, {{{target}}}).at(1);
     REQUIRE(alone.result.tokens.size() == 12);
 
-    SECTION("in a batch with 31 random others") {
+    {
+      INFO("in a batch with 31 random others");
       auto reqs = random_requests(31, 77, lo, hi, prompt);
       reqs.insert(reqs.begin() + 13, target);
       check_same_output(alone, serve_waves(model, tok, cfg, 512, {{reqs}}).at(14), tol);
     }
-    SECTION("after a prefix-cache hit") {
+    {
+      INFO("after a prefix-cache hit");
       engine::GenerateRequest warm;
       warm.prompt_tokens.assign(prompt.begin(), prompt.begin() + 30);
       warm.sampling.max_tokens = 3;
@@ -131,7 +134,8 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
       CHECK(got.result.num_cached_prompt_tokens == 28);
       check_same_output(alone, got, tol);
     }
-    SECTION("after being preempted") {
+    {
+      INFO("after being preempted");
       auto target_last = target;
       target_last.priority = 1;  // the least urgent: the first victim
       auto others = random_requests(31, 99, lo, hi, prompt);
@@ -140,7 +144,8 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
       CHECK(got.result.num_preemptions >= 1);
       check_same_output(alone, got, tol);
     }
-    SECTION("with any prefill chunk size") {
+    {
+      INFO("with any prefill chunk size");
       for (int32_t budget : {1, 3, 16, 50}) {
         INFO("max_num_batched_tokens " << budget);
         auto chunked = cfg;

@@ -26,6 +26,13 @@ std::unique_ptr<Model> load(const std::filesystem::path& path) {
 // Ordinary text tokens of the test vocabularies (past the control and byte tokens).
 constexpr TokenId kLo = 300, kHi = 2000;
 
+// Logit tolerance, relative to the row's largest logit. F32 weights: float rounding only.
+// Quantized (and F16/BF16) weights multiply activations converted to Q8_0 / Q8_K / F16 / BF16,
+// as llama.cpp does; the single-row and multi-row dot kernels sum in different orders (about
+// 1e-7 apart), and a conversion can round such a difference to a whole quantization step, so
+// logits of the same request drift by up to about 1% between batch shapes. Tokens stay equal.
+constexpr float kF32Tol = 1e-4f, kQuantTol = 3e-2f;
+
 void check_constrained(Model& model) {
   EngineConfig cfg;
   cfg.cache.dtype = KvDtype::F32;
@@ -65,13 +72,13 @@ void check_constrained(Model& model) {
 TEST_CASE("Serving invariance on the real llama test model", "[engine]") {
   ARENA_REQUIRE_TESTDATA(path, "models/llama-spm-gqa-q8_0.gguf");
   auto model = load(path);
-  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, 1e-4f);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, kQuantTol);
 }
 
 TEST_CASE("Serving invariance on the real qwen2 test model", "[engine]") {
   ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
   auto model = load(path);
-  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, 1e-4f);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, kF32Tol);
 }
 
 TEST_CASE("Serving invariance on every other test model", "[engine][slow]") {
@@ -80,8 +87,8 @@ TEST_CASE("Serving invariance on every other test model", "[engine][slow]") {
     ARENA_REQUIRE_TESTDATA(path, std::string("models/") + name);
     INFO(name);
     auto model = load(path);
-    arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, 1e-4f);
-    arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F16, kLo, kHi, 1e-4f);
+    arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, kQuantTol);
+    arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F16, kLo, kHi, kQuantTol);
   }
 }
 
