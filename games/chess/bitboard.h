@@ -39,9 +39,17 @@ inline Square pop_lsb(Bitboard& b) {
 constexpr bool more_than_one(Bitboard b) {
   return (b & (b - 1)) != 0;
 }
-// The number of squares in the set.
+// The number of squares in the set (inline bit arithmetic where the CPU baseline has no popcnt:
+// the library call std::popcount makes there is slower).
 inline int popcount(Bitboard b) {
+#if defined(__POPCNT__)
   return std::popcount(b);
+#else
+  b = b - ((b >> 1) & 0x5555555555555555ULL);
+  b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+  b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return int((b * 0x0101010101010101ULL) >> 56);
+#endif
 }
 
 // Every square shifted one step north (+8) / south (-8), dropping what falls off the board.

@@ -4,22 +4,63 @@
 // king cannot step back along a checking ray); king moves; stop on double check; the check
 // mask (a single checker and the squares between it and the king); the pinned pieces; then
 // every other piece's moves restricted to the check mask and, if pinned, to its pin ray.
+// The same code fills a move list or, for perft's last ply, only counts (the Sink policy).
 #include "games/chess/movegen.h"
 
 namespace games::chess {
 
 namespace {
 
-void add_moves(MoveList& list, Square from, Bitboard targets) {
-  while (targets) list.push(Move(from, pop_lsb(targets)));
-}
+// Where generated moves go: into a list...
+struct ListSink {
+  MoveList& list;
 
-void add_promotions(MoveList& list, Square from, Square to) {
-  for (PieceType t : {Queen, Rook, Bishop, Knight}) list.push(Move(from, to, MoveKind::Promotion, t));
-}
+  void move(Move m) { list.push(m); }
+  void moves(Square from, Bitboard targets) {
+    while (targets) list.push(Move(from, pop_lsb(targets)));
+  }
+  // Pawn moves onto `targets`, each from `Delta` squares back.
+  template <int Delta>
+  void pawn_moves(Bitboard targets) {
+    while (targets) {
+      const Square to = pop_lsb(targets);
+      list.push(Move(to - Delta, to));
+    }
+  }
+  template <int Delta>
+  void promotions(Bitboard targets) {
+    while (targets) {
+      const Square to = pop_lsb(targets);
+      promote(to - Delta, to);
+    }
+  }
+  void promotions_from(Square from, Bitboard targets) {
+    while (targets) promote(from, pop_lsb(targets));
+  }
+  void promote(Square from, Square to) {
+    for (PieceType t : {Queen, Rook, Bishop, Knight}) list.push(Move(from, to, MoveKind::Promotion, t));
+  }
+};
 
-template <Color Us>
-void generate(const Position& pos, MoveList& list) {
+// ...or only counted, for perft's last ply.
+struct CountSink {
+  int count = 0;
+
+  void move(Move) { ++count; }
+  void moves(Square, Bitboard targets) { count += popcount(targets); }
+  template <int Delta>
+  void pawn_moves(Bitboard targets) {
+    count += popcount(targets);
+  }
+  template <int Delta>
+  void promotions(Bitboard targets) {
+    count += 4 * popcount(targets);
+  }
+  void promotions_from(Square, Bitboard targets) { count += 4 * popcount(targets); }
+};
+
+template <Color Us, typename Sink>
+void generate(const Position& pos, Sink& sink) {
   constexpr Color Them = ~Us;
   constexpr int Up = pawn_push(Us);
   constexpr int UpLeft = Us == White ? 7 : -9;   // towards the a-file
@@ -37,7 +78,7 @@ void generate(const Position& pos, MoveList& list) {
   for (Bitboard b = pos.pieces(Them, Bishop, Queen); b;) danger |= bishop_attacks(pop_lsb(b), through_king);
   for (Bitboard b = pos.pieces(Them, Rook, Queen); b;) danger |= rook_attacks(pop_lsb(b), through_king);
 
-  add_moves(list, ksq, king_attacks(ksq) & ~ours & ~danger);
+  sink.moves(ksq, king_attacks(ksq) & ~ours & ~danger);
 
   // Where the other pieces may go: anywhere not ours, or only onto the check line.
   Bitboard checkers = 0;
@@ -62,19 +103,19 @@ void generate(const Position& pos, MoveList& list) {
 
   for (Bitboard b = pos.pieces(Us, Knight) & ~pinned; b;) {
     const Square from = pop_lsb(b);
-    add_moves(list, from, knight_attacks(from) & target);
+    sink.moves(from, knight_attacks(from) & target);
   }
   for (Bitboard b = pos.pieces(Us, Bishop, Queen) & ~(pinned & ~pinned_movers); b;) {
     const Square from = pop_lsb(b);
     Bitboard to = bishop_attacks(from, occupied) & target;
     if (pinned & square_bb(from)) to &= line_bb(ksq, from);
-    add_moves(list, from, to);
+    sink.moves(from, to);
   }
   for (Bitboard b = pos.pieces(Us, Rook, Queen) & ~(pinned & ~pinned_movers); b;) {
     const Square from = pop_lsb(b);
     Bitboard to = rook_attacks(from, occupied) & target;
     if (pinned & square_bb(from)) to &= line_bb(ksq, from);
-    add_moves(list, from, to);
+    sink.moves(from, to);
   }
 
   // Pawns that are not pinned, all at once.
@@ -84,36 +125,15 @@ void generate(const Position& pos, MoveList& list) {
   {
     const Bitboard movers = free_pawns & ~kRelRank7;
     const Bitboard single = shift<Up>(movers) & empty;
-    for (Bitboard b = shift<Up>(single & kRelRank3) & empty & target; b;) {
-      const Square to = pop_lsb(b);
-      list.push(Move(to - 2 * Up, to));
-    }
-    for (Bitboard b = single & target; b;) {
-      const Square to = pop_lsb(b);
-      list.push(Move(to - Up, to));
-    }
-    for (Bitboard b = shift<UpLeft>(movers) & theirs & target; b;) {
-      const Square to = pop_lsb(b);
-      list.push(Move(to - UpLeft, to));
-    }
-    for (Bitboard b = shift<UpRight>(movers) & theirs & target; b;) {
-      const Square to = pop_lsb(b);
-      list.push(Move(to - UpRight, to));
-    }
+    sink.template pawn_moves<2 * Up>(shift<Up>(single & kRelRank3) & empty & target);
+    sink.template pawn_moves<Up>(single & target);
+    sink.template pawn_moves<UpLeft>(shift<UpLeft>(movers) & theirs & target);
+    sink.template pawn_moves<UpRight>(shift<UpRight>(movers) & theirs & target);
   }
   if (const Bitboard promoters = free_pawns & kRelRank7) {
-    for (Bitboard b = shift<Up>(promoters) & empty & target; b;) {
-      const Square to = pop_lsb(b);
-      add_promotions(list, to - Up, to);
-    }
-    for (Bitboard b = shift<UpLeft>(promoters) & theirs & target; b;) {
-      const Square to = pop_lsb(b);
-      add_promotions(list, to - UpLeft, to);
-    }
-    for (Bitboard b = shift<UpRight>(promoters) & theirs & target; b;) {
-      const Square to = pop_lsb(b);
-      add_promotions(list, to - UpRight, to);
-    }
+    sink.template promotions<Up>(shift<Up>(promoters) & empty & target);
+    sink.template promotions<UpLeft>(shift<UpLeft>(promoters) & theirs & target);
+    sink.template promotions<UpRight>(shift<UpRight>(promoters) & theirs & target);
   }
   // Pinned pawns, one at a time, along their pin ray (never while in check).
   for (Bitboard b = pawns & pinned_movers; b;) {
@@ -125,20 +145,16 @@ void generate(const Position& pos, MoveList& list) {
       to |= square_bb(ahead);
       if ((square_bb(ahead) & kRelRank3) && (empty & square_bb(ahead + Up))) to |= square_bb(ahead + Up);
     }
-    const bool promotes = square_bb(from) & kRelRank7;
-    while (to) {
-      const Square t = pop_lsb(to);
-      if (promotes)
-        add_promotions(list, from, t);
-      else
-        list.push(Move(from, t));
-    }
+    if (square_bb(from) & kRelRank7)
+      sink.promotions_from(from, to);
+    else
+      sink.moves(from, to);
   }
   // En passant: rare, so each candidate gets the exact legality test.
   if (const Square ep = pos.ep_square(); ep != kNoSquare)
     for (Bitboard b = pawn_attacks(Them, ep) & pawns; b;) {
       const Square from = pop_lsb(b);
-      if (pos.ep_capture_is_legal(from, ep)) list.push(Move(from, ep, MoveKind::EnPassant));
+      if (pos.ep_capture_is_legal(from, ep)) sink.move(Move(from, ep, MoveKind::EnPassant));
     }
 
   // Castling: a right implies its king and rook on their squares (the FEN reader checks this).
@@ -162,7 +178,7 @@ void generate(const Position& pos, MoveList& list) {
             (occupied ^ square_bb(ksq) ^ square_bb(rook_from)) | square_bb(king_to) | square_bb(rook_to);
         if (pos.attackers_to(king_to, after) & theirs) continue;
       }
-      list.push(Move(ksq, king_to, MoveKind::Castling));
+      sink.move(Move(ksq, king_to, MoveKind::Castling));
     }
   }
 }
@@ -170,16 +186,24 @@ void generate(const Position& pos, MoveList& list) {
 }  // namespace
 
 void generate_legal(const Position& pos, MoveList& list) {
+  ListSink sink{list};
   if (pos.side_to_move() == White)
-    generate<White>(pos, list);
+    generate<White>(pos, sink);
   else
-    generate<Black>(pos, list);
+    generate<Black>(pos, sink);
+}
+
+int count_legal(const Position& pos) {
+  CountSink sink;
+  if (pos.side_to_move() == White)
+    generate<White>(pos, sink);
+  else
+    generate<Black>(pos, sink);
+  return sink.count;
 }
 
 bool has_legal_move(const Position& pos) {
-  MoveList list;
-  generate_legal(pos, list);
-  return !list.empty();
+  return count_legal(pos) > 0;
 }
 
 }  // namespace games::chess

@@ -30,6 +30,9 @@ class MoveList {
 // Appends every legal move of the side to move to `list`.
 void generate_legal(const Position& pos, MoveList& list);
 
+// The number of legal moves of the side to move (without building the list).
+int count_legal(const Position& pos);
+
 // Whether the side to move has at least one legal move.
 bool has_legal_move(const Position& pos);
 

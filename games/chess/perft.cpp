@@ -8,9 +8,9 @@ namespace games::chess {
 namespace {
 
 uint64_t count(Position& pos, int depth) {
+  if (depth == 1) return uint64_t(count_legal(pos));
   MoveList list;
   generate_legal(pos, list);
-  if (depth == 1) return uint64_t(list.size());
   uint64_t nodes = 0;
   UndoInfo undo;
   for (Move m : list) {
