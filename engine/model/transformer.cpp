@@ -26,6 +26,18 @@ kernels::GgmlType kv_type(KvDtype dtype) {
   return kernels::GgmlType::F32;
 }
 
+// Layer `layer` of the cache as the attention kernel reads it.
+kernels::KvLayerView layer_view(const PagedKvCache& cache, int32_t layer) {
+  const KvCacheShape& s = cache.shape();
+  return {cache.k_data(layer).data(),
+          cache.v_data(layer).data(),
+          kv_type(s.dtype),
+          cache.num_blocks(),
+          s.block_size,
+          s.num_kv_heads,
+          s.head_dim};
+}
+
 // Row range [first, first + count) of a row-major [rows, width] buffer.
 std::span<float> rows(std::vector<float>& buf, int64_t first, int64_t count, int64_t width) {
   return std::span<float>(buf).subspan(static_cast<size_t>(first * width),
@@ -129,13 +141,7 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
     // cache[seq][position] = (k, v)
     store_kv(batch, l, cache);
     // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
-    const kernels::KvLayerView kv{reinterpret_cast<const std::byte*>(cache.k_data(l).data()),
-                                  reinterpret_cast<const std::byte*>(cache.v_data(l).data()),
-                                  kv_type(cache.shape().dtype),
-                                  cache.num_blocks(),
-                                  cache.shape().block_size,
-                                  s.num_kv_heads,
-                                  hd};
+    const kernels::KvLayerView kv = layer_view(cache, l);
     for (const BatchSeq& seq : batch.seqs) {
       kernels::paged_attention(
           rows(q_, seq.first_row, seq.num_rows, q_dim),
@@ -167,7 +173,7 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
   }
   // last = rmsnorm(last) * output_norm
   kernels::rmsnorm(last_, weights_.output_norm, embd, eps, last_);
-  // logits = last·W_outᵀ                                                     // [m, vocab]
+  // logits = last·W_outᵀ (the logits span is [m, vocab])
   kernels::matmul(weights_.output, last_, m, logits, pool_);
 }
 

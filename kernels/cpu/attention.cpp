@@ -49,8 +49,9 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
   const size_t token_bytes = kv.token_bytes();
   const size_t head_bytes = row_bytes(kv.type, hd);
 
-  // Tasks: each KV head times runs of query rows, enough to keep every thread busy.
-  const int64_t want = 4 * pool.num_threads();
+  // Tasks: each KV head times runs of query rows, enough to keep every thread busy (later rows
+  // see more positions, so more runs than threads even out the causal triangle).
+  const int64_t want = 8 * pool.num_threads();
   const int64_t runs = std::clamp<int64_t>((want + kv.num_kv_heads - 1) / kv.num_kv_heads, 1, num_rows);
   const int64_t rows_per_run = (num_rows + runs - 1) / runs;
   const int64_t num_runs = (num_rows + rows_per_run - 1) / rows_per_run;
