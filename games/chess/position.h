@@ -43,7 +43,9 @@ class Position {
   void set_state(Color side, Square ep_square, int rule50, int fullmove);
 
   // --- Queries ---
+  // The piece on `s`, or NoPiece.
   Piece piece_on(Square s) const { return board_[s]; }
+  // Occupied squares: all, or of a colour, a type, a colour and a type, a colour and two types.
   Bitboard pieces() const { return by_color_[White] | by_color_[Black]; }
   Bitboard pieces(Color c) const { return by_color_[c]; }
   Bitboard pieces(PieceType t) const { return by_type_[t]; }
@@ -51,20 +53,28 @@ class Position {
   Bitboard pieces(Color c, PieceType a, PieceType b) const {
     return by_color_[c] & (by_type_[a] | by_type_[b]);
   }
+  // Where `c`'s king stands (there is always exactly one).
   Square king_square(Color c) const { return lsb(pieces(c, King)); }
+  // The side to move.
   Color side_to_move() const { return side_; }
+  // The castling rights held, as CastlingRight bits.
   uint8_t castling_rights() const { return castling_; }
   // The rook that castles under `right` (one CastlingRight bit), valid while the right is held.
   Square castling_rook(uint8_t right) const { return castling_rook_[std::countr_zero(right)]; }
+  // The square a pawn may capture onto en passant, or kNoSquare.
   Square ep_square() const { return ep_square_; }
+  // Plies since the last capture or pawn move (the fifty-move counter).
   int rule50() const { return rule50_; }
+  // The move number, starting at 1 and increased after Black's move.
   int fullmove() const { return fullmove_; }
+  // The Zobrist key: equal for positions that are the same under the repetition rule.
   uint64_t key() const { return key_; }
 
   // Pieces of either colour attacking `s`, given the occupied squares `occupied`.
   Bitboard attackers_to(Square s, Bitboard occupied) const;
   // The opposing pieces that give check to the side to move.
   Bitboard checkers() const { return attackers_to(king_square(side_), pieces()) & pieces(~side_); }
+  // Whether the side to move is in check.
   bool in_check() const { return checkers() != 0; }
   // Whether the side to move's pawn on `from` may legally capture en passant onto `to`.
   bool ep_capture_is_legal(Square from, Square to) const;
