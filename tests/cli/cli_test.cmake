@@ -72,3 +72,5 @@ if(EXISTS "${tokenize_data}/vocab-qwen3.gguf")
 else()
   message(STATUS "skipped: arena tokenize on test vocabularies (no ${tokenize_data})")
 endif()
+expect_run(ARGS bench perft --json --repeat 1 --chess-depth 2 --janggi-depth 1 --stockfish /no/sf --fairy-stockfish /no/fsf
+           CODE 0 MATCH "\"benchmark\": \"perft\".*\"nodes\": 400.*\"status\": \"not installed\"")
