@@ -5,9 +5,11 @@
 #include <cassert>
 #include <vector>
 
+#include "kernels/cpu/half.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dot_activation.h"
+#include "kernels/quant/dot_blocks.h"
 #include "kernels/thread_pool.h"
 
 namespace kernels {
@@ -17,9 +19,14 @@ namespace {
 constexpr int64_t kMaxRowsPerTask = 64;  // weight rows per task (upper bound)
 constexpr int64_t kActivationTile = 32;  // activation rows that share one pass over a weight row
 
-// Scratch for converted activations, reused across calls on the same thread.
-std::vector<std::byte>& activation_scratch() {
-  thread_local std::vector<std::byte> scratch;
+// Scratch for converted activations and their block scales, reused across calls on a thread.
+struct Scratch {
+  std::vector<std::byte> rows;
+  std::vector<float> scales;
+};
+
+Scratch& activation_scratch() {
+  thread_local Scratch scratch;
   return scratch;
 }
 
@@ -39,14 +46,29 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
 
   // Activations in the dot type: [n, x_stride] bytes (F32 rows are used as they are).
   const std::byte* xq = reinterpret_cast<const std::byte*>(x.data());
+  Scratch& scratch = activation_scratch();
   if (xt != GgmlType::F32) {
-    auto& scratch = activation_scratch();
-    if (scratch.size() < static_cast<size_t>(n) * x_stride) scratch.resize(static_cast<size_t>(n) * x_stride);
-    std::byte* dst = scratch.data();
+    if (scratch.rows.size() < static_cast<size_t>(n) * x_stride)
+      scratch.rows.resize(static_cast<size_t>(n) * x_stride);
+    std::byte* dst = scratch.rows.data();
     const float* src = x.data();
     const int64_t cols = w.cols;
     pool.run(n, [&](int64_t r) { quantize_activation_row(xt, src + r * cols, dst + r * x_stride, cols); });
     xq = dst;
+  }
+  // The multi-row kernels (Q8_0 activations) read each block's scale as a float.
+  DotRows rows{xq, x_stride, nullptr, 0};
+  if (dot_rows != nullptr) {
+    assert(xt == GgmlType::Q8_0);
+    const int64_t nb = w.cols / kQK8_0;
+    scratch.scales.resize(static_cast<size_t>(n * nb));
+    for (int64_t j = 0; j < n; ++j) {
+      const auto* blocks = reinterpret_cast<const BlockQ8_0*>(xq + j * x_stride);
+      for (int64_t k = 0; k < nb; ++k)
+        scratch.scales[static_cast<size_t>(j * nb + k)] = f16_to_f32(blocks[k].d);
+    }
+    rows.scales = scratch.scales.data();
+    rows.scales_stride = nb;
   }
 
   // Tasks of consecutive weight rows: enough of them to balance the threads, none too large.
@@ -64,7 +86,9 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
         int64_t j = j0;
         if (dot_rows != nullptr)
           for (; j < j1; j += kMaxDotRows)
-            dot_rows(wr, xq + j * x_stride, x_stride,
+            dot_rows(wr,
+                     DotRows{xq + j * x_stride, x_stride, rows.scales + j * rows.scales_stride,
+                             rows.scales_stride},
                      static_cast<int>(std::min<int64_t>(kMaxDotRows, j1 - j)), w.cols, out + j * w.rows + r,
                      w.rows);
         for (; j < j1; ++j) out[j * w.rows + r] = dot(wr, xq + j * x_stride, w.cols);

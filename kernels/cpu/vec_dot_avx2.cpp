@@ -220,55 +220,62 @@ float dot_q6_k(const std::byte* w, const std::byte* x, int64_t n) {
 // computed once per block for all rows. Even and odd blocks go to separate accumulators. The
 // single-row kernel is this one with one row, so a row's result never depends on how many rows
 // share the call (a batch gives the same logits as one token at a time).
-// Adds block k of the weight row times block k of each activation row to acc[r].
+// Adds block k of the weight row times block k of each activation row to acc[r]:
+// acc += (float(int dot) * d_w) * d_x. Row scales come from `scales` when given (kRows rows
+// sharing a call), else from the blocks themselves (the same floats).
 template <int kRows>
-inline void q8_0_block(const BlockQ8_0& wb, const std::byte* x, size_t x_stride, int64_t k, __m256* acc) {
+inline void q8_0_block(const BlockQ8_0& wb, const DotRows& x, int64_t k, __m256* acc) {
   const __m256i wq = load256(wb.qs);
   const __m256i aw = _mm256_sign_epi8(wq, wq);
-  const float dw = h2f(wb.d);
+  const __m256 dw = _mm256_set1_ps(h2f(wb.d));
   const __m256i ones = _mm256_set1_epi16(1);
   for (int r = 0; r < kRows; ++r) {
-    const auto* xb = reinterpret_cast<const BlockQ8_0*>(x + static_cast<size_t>(r) * x_stride) + k;
+    const auto* xb = reinterpret_cast<const BlockQ8_0*>(x.data + static_cast<size_t>(r) * x.stride) + k;
     const __m256i sum =
         _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(load256(xb->qs), wq)), ones);
-    acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(dw * h2f(xb->d)), _mm256_cvtepi32_ps(sum), acc[r]);
+    const float dx = x.scales ? x.scales[r * x.scales_stride + k] : h2f(xb->d);
+    acc[r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), dw), _mm256_set1_ps(dx), acc[r]);
   }
 }
 
+// Even and odd blocks go to separate accumulators (two dependency chains).
 template <int kRows>
-void dot_rows_q8_0_n(const std::byte* w, const std::byte* x, size_t x_stride, int64_t n, float* out,
-                     int64_t out_stride) {
+void dot_rows_q8_0_n(const std::byte* w, const DotRows& x, int64_t n, float* out, int64_t out_stride) {
   const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
   const int64_t nb = n / kQK8_0;
   __m256 even[kRows], odd[kRows];
   for (int r = 0; r < kRows; ++r) even[r] = odd[r] = _mm256_setzero_ps();
   int64_t k = 0;
   for (; k + 2 <= nb; k += 2) {
-    q8_0_block<kRows>(a[k], x, x_stride, k, even);
-    q8_0_block<kRows>(a[k + 1], x, x_stride, k + 1, odd);
+    q8_0_block<kRows>(a[k], x, k, even);
+    q8_0_block<kRows>(a[k + 1], x, k + 1, odd);
   }
-  if (k < nb) q8_0_block<kRows>(a[k], x, x_stride, k, even);
+  if (k < nb) q8_0_block<kRows>(a[k], x, k, even);
   for (int r = 0; r < kRows; ++r) out[r * out_stride] = hsum(_mm256_add_ps(even[r], odd[r]));
 }
 
-void dot_rows_q8_0(const std::byte* w, const std::byte* x, size_t x_stride, int num_x, int64_t n, float* out,
+// One Q8_0 weight row against up to kMaxDotRows activation rows: the weight's |w| and scale are
+// computed once per block for all rows. The single-row kernel below is the same code with one
+// row, so a row's result never depends on how many rows share the call (a batch gives the same
+// logits as one token at a time).
+void dot_rows_q8_0(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out,
                    int64_t out_stride) {
   static_assert(kMaxDotRows == 4);
   switch (num_x) {
     case 1:
-      return dot_rows_q8_0_n<1>(w, x, x_stride, n, out, out_stride);
+      return dot_rows_q8_0_n<1>(w, x, n, out, out_stride);
     case 2:
-      return dot_rows_q8_0_n<2>(w, x, x_stride, n, out, out_stride);
+      return dot_rows_q8_0_n<2>(w, x, n, out, out_stride);
     case 3:
-      return dot_rows_q8_0_n<3>(w, x, x_stride, n, out, out_stride);
+      return dot_rows_q8_0_n<3>(w, x, n, out, out_stride);
     default:
-      return dot_rows_q8_0_n<4>(w, x, x_stride, n, out, out_stride);
+      return dot_rows_q8_0_n<4>(w, x, n, out, out_stride);
   }
 }
 
 float dot_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
   float out;
-  dot_rows_q8_0_n<1>(w, x, 0, n, &out, 0);
+  dot_rows_q8_0_n<1>(w, DotRows{x, 0, nullptr, 0}, n, &out, 0);
   return out;
 }
 

@@ -8,10 +8,20 @@
 
 namespace kernels {
 
-// One weight row against `num_x` (1..kMaxDotRows) activation rows at x + i * x_stride:
-// out[i * out_stride] = dot(w, x_i). Shares the weight's loads and decoding across the rows.
-using VecDotRowsFn = void (*)(const std::byte* w, const std::byte* x, size_t x_stride, int num_x, int64_t n,
-                              float* out, int64_t out_stride);
+// Activation rows for the multi-row kernels: rows of dot-type blocks, plus every block's scale
+// already converted to float (block k of row i: scales[i * scales_stride + k]).
+struct DotRows {
+  const std::byte* data = nullptr;
+  size_t stride = 0;  // bytes from one row to the next
+  const float* scales = nullptr;
+  int64_t scales_stride = 0;
+};
+
+// One weight row against `num_x` (1..kMaxDotRows) activation rows: out[i * out_stride] =
+// dot(w, row i). Shares the weight's loads and decoding across the rows, and computes exactly
+// what the single-row kernel computes for each row.
+using VecDotRowsFn = void (*)(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out,
+                              int64_t out_stride);
 inline constexpr int kMaxDotRows = 4;
 
 // The AVX2 kernel for weights of `type`, or nullptr (no kernel, or not built for x86).

@@ -95,9 +95,18 @@ TEST_CASE("Multi-row dot kernels match the single-row kernel", "[kernels]") {
         const auto xf = kernels::test::random_floats(static_cast<size_t>(n), rng);
         kernels::quantize_activation_row(xt, xf.data(), x.data() + static_cast<size_t>(r) * x_stride, n);
       }
+      // Block scales as floats, as the matmul passes them (Q8_0 activations only so far).
+      REQUIRE(xt == GgmlType::Q8_0);
+      const int64_t nb = n / 32;
+      std::vector<float> scales;
+      for (int r = 0; r < kernels::kMaxDotRows; ++r)
+        for (int64_t k = 0; k < nb; ++k)
+          scales.push_back(kernels::f16_to_f32(
+              reinterpret_cast<const kernels::BlockQ8_0*>(x.data() + static_cast<size_t>(r) * x_stride)[k]
+                  .d));
       for (int num_x = 1; num_x <= kernels::kMaxDotRows; ++num_x) {
         std::vector<float> out(static_cast<size_t>(2 * num_x), -1.0f);
-        rows_fn(w.data(), x.data(), x_stride, num_x, n, out.data(), 2);
+        rows_fn(w.data(), kernels::DotRows{x.data(), x_stride, scales.data(), nb}, num_x, n, out.data(), 2);
         for (int r = 0; r < num_x; ++r) {
           const float want =
               kernels::scalar_vec_dot(type)(w.data(), x.data() + static_cast<size_t>(r) * x_stride, n);
