@@ -1,5 +1,5 @@
 // The vocabulary a synthesized model carries: either the built-in byte-level BPE (GPT-2 byte
-// tokens, merges learned from the built-in corpus, ChatML special tokens, reserved control tokens
+// tokens, merges learned from the built-in corpus, ChatML control tokens, unused reserved tokens
 // up to the requested size) or every tokenizer.* key copied from another GGUF file.
 #pragma once
 
@@ -46,7 +46,8 @@ const std::string& chatml_template();
 
 // The built-in vocabulary of exactly `num_tokens` tokens: bytes, then up to num_tokens - 259 merged
 // tokens learned from the built-in corpus, then <|endoftext|>, <|im_start|>, <|im_end|>, then
-// <|reserved_N|> control tokens once the corpus has no pair left to merge. Deterministic.
+// <|reserved_N|> tokens of type Unused (like Qwen's [PAD] tokens) once the corpus has no pair left
+// to merge. Deterministic.
 std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens);
 
 // Writes tokenizer.ggml.model "gpt2", pre "qwen2", tokens, token_type, merges, special ids,

@@ -401,11 +401,12 @@ TEST_CASE("The built-in vocabulary is a consistent byte-level BPE vocabulary", "
     CHECK(v->bos == 256 + v->num_learned);
     CHECK(v->padding == v->bos);
     for (size_t i = 0; i < v->tokens.size(); ++i) {
-      const bool control = static_cast<int64_t>(i) >= v->bos;
-      CHECK(v->token_types[i] ==
-            static_cast<int32_t>(control ? synth::TokenType::Control : synth::TokenType::Normal));
-      if (static_cast<int64_t>(i) > v->eos)
-        CHECK(v->tokens[i] == "<|reserved_" + std::to_string(i - v->eos - 1) + "|>");
+      const auto id = static_cast<int32_t>(i);
+      const auto type = id > v->eos    ? synth::TokenType::Unused
+                        : id >= v->bos ? synth::TokenType::Control
+                                       : synth::TokenType::Normal;
+      CHECK(v->token_types[i] == static_cast<int32_t>(type));
+      if (id > v->eos) CHECK(v->tokens[i] == "<|reserved_" + std::to_string(i - v->eos - 1) + "|>");
     }
     // Every merge joins two tokens that exist before it (bytes or earlier merges) into a token,
     // and every learned token is made by some merge: llama.cpp can produce each of them.
@@ -476,6 +477,7 @@ TEST_CASE("The project's tokenizer reads the built-in vocabulary and round-trips
   CHECK(chat.back() == tok.eos());
   CHECK(tok.is_control(chat.front()));
   CHECK(tok.is_end_of_generation(tok.eos()));
+  CHECK_FALSE(tok.is_control(1023));  // a reserved (unused) padding token
   std::filesystem::remove(options.output_path);
 }
 
