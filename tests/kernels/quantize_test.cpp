@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/half.h"
+#include "kernels/quant/dequant.h"
 
 namespace {
 
@@ -215,4 +216,20 @@ TEST_CASE("can_quantize names the types quantize_row handles", "[kernels]") {
   const std::vector<float> x{1.5f, -2.25f};
   const auto b = quantize(GgmlType::F32, x);
   CHECK(std::memcmp(b.data(), x.data(), 8) == 0);
+}
+
+TEST_CASE("The kernels' dequantization decodes what the quantizers write", "[kernels]") {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(256 * 8);
+  for (auto& v : x) v = normal(rng) * 0.1f;
+  for (auto type :
+       {GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    INFO(kernels::traits(type).name);
+    const auto b = quantize(type, x);
+    const auto expected = decode(type, b, x.size());
+    std::vector<float> y(x.size());
+    kernels::dequantize_row(type, b.data(), y.data(), static_cast<int64_t>(y.size()));
+    for (size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == Approx(expected[i]).margin(1e-6));
+  }
 }
