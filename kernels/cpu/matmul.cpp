@@ -56,10 +56,9 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
     pool.run(n, [&](int64_t r) { quantize_activation_row(xt, src + r * cols, dst + r * x_stride, cols); });
     xq = dst;
   }
-  // The multi-row kernels (Q8_0 activations) read each block's scale as a float.
+  // The multi-row kernels read Q8_0 activations' block scales as floats, converted once here.
   DotRows rows{xq, x_stride, nullptr, 0};
-  if (dot_rows != nullptr) {
-    assert(xt == GgmlType::Q8_0);
+  if (dot_rows != nullptr && xt == GgmlType::Q8_0) {
     const int64_t nb = w.cols / kQK8_0;
     scratch.scales.resize(static_cast<size_t>(n * nb));
     for (int64_t j = 0; j < n; ++j) {

@@ -216,10 +216,6 @@ float dot_q6_k(const std::byte* w, const std::byte* x, int64_t n) {
   return hsum(acc) - acc_offset;
 }
 
-// One Q8_0 weight row against up to kMaxDotRows activation rows: |w| and the weight scale are
-// computed once per block for all rows. Even and odd blocks go to separate accumulators. The
-// single-row kernel is this one with one row, so a row's result never depends on how many rows
-// share the call (a batch gives the same logits as one token at a time).
 // Adds block k of the weight row times block k of each activation row to acc[r]:
 // acc += (float(int dot) * d_w) * d_x. Row scales come from `scales` when given (kRows rows
 // sharing a call), else from the blocks themselves (the same floats).

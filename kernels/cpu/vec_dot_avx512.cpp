@@ -37,6 +37,14 @@ inline float hsum256(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+// Sum of the 8 int32 lanes.
+inline int hsum_i32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtsi128_si32(s);
+}
+
 // Signed bytes a · b into 8 int32 lanes: |a| (unsigned) times b with a's sign moved onto it.
 inline __m256i dot_i8(__m256i a, __m256i b) {
   return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(a), _mm256_sign_epi8(b, a));
@@ -117,85 +125,150 @@ inline int k_min_sum(const uint8_t* mins, const int16_t* bsums) {
   return s;
 }
 
-// Q4_K / Q5_K: as the AVX2 kernel, with each sub-block's integer dot on dpbusd and its scale
-// applied as an int32 multiply.
-template <bool kFifthBit>
-float dot_q45_k(const std::byte* w, const std::byte* x, int64_t n) {
+// The K-quant kernels decode a weight super-block once (nibbles or 6-bit values as unsigned
+// bytes, sub-block scales as int16) for all activation rows of the call; per row, each 32 values
+// take one maddubs (u8 x s8 -> int16 pairs) and one dpwssd (int16 pairs x scale -> int32). As for
+// Q8_0, the single-row kernel is the multi-row one with one row.
+
+// Q4_K / Q5_K: chunk c of 64 values is sub-block 2c (low nibbles) and 2c+1 (high nibbles); Q5_K
+// adds 16 where bit 2c / 2c+1 of qh is set. x = d*sc*q - dmin*m, the mins via Q8_K's block sums.
+template <bool kFifthBit, int kRows>
+void dot_rows_q45_k_n(const std::byte* w, const DotRows& x, int64_t n, float* out, int64_t out_stride) {
   using Block = std::conditional_t<kFifthBit, BlockQ5K, BlockQ4K>;
   const auto* a = reinterpret_cast<const Block*>(w);
-  const auto* b = reinterpret_cast<const BlockQ8K*>(x);
   const __m256i low4 = _mm256_set1_epi8(0xF);
   const __m256i one = _mm256_set1_epi8(1);
-  __m256 acc = _mm256_setzero_ps();
-  float acc_min = 0;
+  __m256 acc[kRows];
+  float acc_min[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    acc[r] = _mm256_setzero_ps();
+    acc_min[r] = 0;
+  }
   for (int64_t k = 0; k < n / kQK_K; ++k) {
     uint8_t sc[8], mn[8];
     for (int j = 0; j < 8; ++j) k_scale_min(j, a[k].scales, sc[j], mn[j]);
+    __m256i q[8], scale[8];  // sub-block j: 32 unsigned values and its scale in every int16 lane
     __m256i qh;
     if constexpr (kFifthBit) qh = load256(a[k].qh);
-    __m256i sumi = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
-      const __m256i q = load256(a[k].qs + 32 * c);
-      __m256i lo = _mm256_and_si256(q, low4);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+      const __m256i packed = load256(a[k].qs + 32 * c);
+      q[2 * c] = _mm256_and_si256(packed, low4);
+      q[2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low4);
       if constexpr (kFifthBit) {
-        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
-        hi = _mm256_or_si256(hi,
-                             _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+        q[2 * c] = _mm256_or_si256(q[2 * c],
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+        q[2 * c + 1] = _mm256_or_si256(
+            q[2 * c + 1], _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
       }
-      const __m256i d_lo = _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, load256(b[k].qs + 64 * c));
-      const __m256i d_hi = _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, load256(b[k].qs + 64 * c + 32));
-      sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(d_lo, _mm256_set1_epi32(sc[2 * c])));
-      sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(d_hi, _mm256_set1_epi32(sc[2 * c + 1])));
     }
-    const float d = b[k].d * h2f(a[k].d);
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
-    acc_min += b[k].d * h2f(a[k].dmin) * static_cast<float>(k_min_sum(mn, b[k].bsums));
+    for (int j = 0; j < 8; ++j) scale[j] = _mm256_set1_epi16(sc[j]);
+    // int16 lanes 2j and 2j+1 hold min_j, to pair with the block sums of sub-block j's two halves.
+    const __m256i mins =
+        _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn)),
+                                               _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn))));
+    const float dw = h2f(a[k].d), dmin = h2f(a[k].dmin);
+    for (int r = 0; r < kRows; ++r) {
+      const auto& b = reinterpret_cast<const BlockQ8K*>(x.data + static_cast<size_t>(r) * x.stride)[k];
+      // Two integer accumulators (even / odd sub-blocks) to halve the dependency chain.
+      __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256();
+      for (int j = 0; j < 8; j += 2) {
+        even = _mm256_dpwssd_epi32(even, _mm256_maddubs_epi16(q[j], load256(b.qs + 32 * j)), scale[j]);
+        odd = _mm256_dpwssd_epi32(odd, _mm256_maddubs_epi16(q[j + 1], load256(b.qs + 32 * j + 32)),
+                                  scale[j + 1]);
+      }
+      const __m256i sumi = _mm256_add_epi32(even, odd);
+      const int summ = hsum_i32(_mm256_madd_epi16(load256(b.bsums), mins));
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(b.d * dw), _mm256_cvtepi32_ps(sumi), acc[r]);
+      acc_min[r] += b.d * dmin * static_cast<float>(summ);
+    }
   }
-  return hsum256(acc) - acc_min;
+  for (int r = 0; r < kRows; ++r) out[r * out_stride] = hsum256(acc[r]) - acc_min[r];
 }
 
-float dot_q6_k(const std::byte* w, const std::byte* x, int64_t n) {
+// Q6_K: run r (0..7) of 32 values is bits of ql (low / high nibbles of two 32-byte halves) and 2
+// bits of qh; its two sub-blocks of 16 have scales 2r and 2r+1. The 6-bit values are used unsigned
+// (0..63) and the -32 offset comes off as 32 * the scaled Q8_K block sums.
+template <int kRows>
+void dot_rows_q6_k_n(const std::byte* w, const DotRows& x, int64_t n, float* out, int64_t out_stride) {
   const auto* a = reinterpret_cast<const BlockQ6K*>(w);
-  const auto* b = reinterpret_cast<const BlockQ8K*>(x);
   const __m256i low4 = _mm256_set1_epi8(0xF);
   const __m256i low2 = _mm256_set1_epi8(3);
-  __m256 acc = _mm256_setzero_ps();
-  float acc_offset = 0;
+  __m256 acc[kRows];
+  float acc_offset[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    acc[r] = _mm256_setzero_ps();
+    acc_offset[r] = 0;
+  }
   for (int64_t k = 0; k < n / kQK_K; ++k) {
-    // Unsigned 6-bit q times x; the -32 offset comes off as 32 * scaled block sums.
-    int offset = 0;
-    for (int j = 0; j < 16; ++j) offset += a[k].scales[j] * b[k].bsums[j];
-    __m256i sumi = _mm256_setzero_si256();
+    __m256i q[8], scale[8];  // run i: 32 values 0..63, and int16 lanes 0-7 / 8-15 its two scales
     for (int h = 0; h < 2; ++h) {
       const __m256i ql0 = load256(a[k].ql + 64 * h);
       const __m256i ql1 = load256(a[k].ql + 64 * h + 32);
       const __m256i qh = load256(a[k].qh + 32 * h);
-      const __m256i runs_lo[4] = {_mm256_and_si256(ql0, low4), _mm256_and_si256(ql1, low4),
-                                  _mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
-                                  _mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4)};
-      for (int r = 0; r < 4; ++r) {
-        const __m256i high = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * r), low2), 4);
-        const __m256i q = _mm256_or_si256(runs_lo[r], high);
-        // int32 lanes 0-3 hold values 0..15 of the run (scale 8h+2r), lanes 4-7 values 16..31.
-        const __m256i scale = _mm256_set_m128i(_mm_set1_epi32(a[k].scales[8 * h + 2 * r + 1]),
-                                               _mm_set1_epi32(a[k].scales[8 * h + 2 * r]));
-        const __m256i dot =
-            _mm256_dpbusd_epi32(_mm256_setzero_si256(), q, load256(b[k].qs + 128 * h + 32 * r));
-        sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(dot, scale));
+      const __m256i lows[4] = {_mm256_and_si256(ql0, low4), _mm256_and_si256(ql1, low4),
+                               _mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                               _mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4)};
+      for (int i = 0; i < 4; ++i) {
+        const __m256i high = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * i), low2), 4);
+        q[4 * h + i] = _mm256_or_si256(lows[i], high);
+        scale[4 * h + i] = _mm256_set_m128i(_mm_set1_epi16(a[k].scales[8 * h + 2 * i + 1]),
+                                            _mm_set1_epi16(a[k].scales[8 * h + 2 * i]));
       }
     }
-    const float d = b[k].d * h2f(a[k].d);
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
-    acc_offset += d * 32.0f * static_cast<float>(offset);
+    const __m256i scales16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[k].scales)));
+    const float dw = h2f(a[k].d);
+    for (int r = 0; r < kRows; ++r) {
+      const auto& b = reinterpret_cast<const BlockQ8K*>(x.data + static_cast<size_t>(r) * x.stride)[k];
+      const int offset = hsum_i32(_mm256_madd_epi16(load256(b.bsums), scales16));  // sum_j scale_j * bsum_j
+      __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256();
+      for (int i = 0; i < 8; i += 2) {
+        even = _mm256_dpwssd_epi32(even, _mm256_maddubs_epi16(q[i], load256(b.qs + 32 * i)), scale[i]);
+        odd = _mm256_dpwssd_epi32(odd, _mm256_maddubs_epi16(q[i + 1], load256(b.qs + 32 * i + 32)),
+                                  scale[i + 1]);
+      }
+      const __m256i sumi = _mm256_add_epi32(even, odd);
+      const float d = b.d * dw;
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc[r]);
+      acc_offset[r] += d * 32.0f * static_cast<float>(offset);
+    }
   }
-  return hsum256(acc) - acc_offset;
+  for (int r = 0; r < kRows; ++r) out[r * out_stride] = hsum256(acc[r]) - acc_offset[r];
 }
 
-// One Q8_0 weight row against up to kMaxDotRows activation rows: |w| and the weight scale are
-// computed once per block for all rows. Even and odd blocks go to separate accumulators. The
-// single-row kernel is this one with one row, so a row's result never depends on how many rows
-// share the call (a batch gives the same logits as one token at a time).
+// A multi-row kernel from its per-row-count instances, and its single-row form.
+template <void (*F1)(const std::byte*, const DotRows&, int64_t, float*, int64_t),
+          void (*F2)(const std::byte*, const DotRows&, int64_t, float*, int64_t),
+          void (*F3)(const std::byte*, const DotRows&, int64_t, float*, int64_t),
+          void (*F4)(const std::byte*, const DotRows&, int64_t, float*, int64_t)>
+void dot_rows(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out, int64_t out_stride) {
+  static_assert(kMaxDotRows == 4);
+  switch (num_x) {
+    case 1:
+      return F1(w, x, n, out, out_stride);
+    case 2:
+      return F2(w, x, n, out, out_stride);
+    case 3:
+      return F3(w, x, n, out, out_stride);
+    default:
+      return F4(w, x, n, out, out_stride);
+  }
+}
+
+template <void (*F1)(const std::byte*, const DotRows&, int64_t, float*, int64_t)>
+float dot_one(const std::byte* w, const std::byte* x, int64_t n) {
+  float out;
+  F1(w, DotRows{x, 0, nullptr, 0}, n, &out, 0);
+  return out;
+}
+
+constexpr auto dot_rows_q4_k = dot_rows<dot_rows_q45_k_n<false, 1>, dot_rows_q45_k_n<false, 2>,
+                                        dot_rows_q45_k_n<false, 3>, dot_rows_q45_k_n<false, 4>>;
+constexpr auto dot_rows_q5_k = dot_rows<dot_rows_q45_k_n<true, 1>, dot_rows_q45_k_n<true, 2>,
+                                        dot_rows_q45_k_n<true, 3>, dot_rows_q45_k_n<true, 4>>;
+constexpr auto dot_rows_q6_k =
+    dot_rows<dot_rows_q6_k_n<1>, dot_rows_q6_k_n<2>, dot_rows_q6_k_n<3>, dot_rows_q6_k_n<4>>;
+
 // Adds block k of the weight row times block k of each activation row to acc[r]:
 // acc += (float(int dot) * d_w) * d_x. Row scales come from `scales` when given (kRows rows
 // sharing a call), else from the blocks themselves (the same floats).
@@ -269,18 +342,29 @@ VecDotFn avx512_vec_dot(GgmlType type) {
     case GgmlType::Q4_0:
       return dot_q4_0;
     case GgmlType::Q4_K:
-      return dot_q45_k<false>;
+      return dot_one<dot_rows_q45_k_n<false, 1>>;
     case GgmlType::Q5_K:
-      return dot_q45_k<true>;
+      return dot_one<dot_rows_q45_k_n<true, 1>>;
     case GgmlType::Q6_K:
-      return dot_q6_k;
+      return dot_one<dot_rows_q6_k_n<1>>;
     default:
       return nullptr;
   }
 }
 
 VecDotRowsFn avx512_vec_dot_rows(GgmlType type) {
-  return type == GgmlType::Q8_0 ? dot_rows_q8_0 : nullptr;
+  switch (type) {
+    case GgmlType::Q8_0:
+      return dot_rows_q8_0;
+    case GgmlType::Q4_K:
+      return dot_rows_q4_k;
+    case GgmlType::Q5_K:
+      return dot_rows_q5_k;
+    case GgmlType::Q6_K:
+      return dot_rows_q6_k;
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace kernels

@@ -8,8 +8,9 @@
 
 namespace kernels {
 
-// Activation rows for the multi-row kernels: rows of dot-type blocks, plus every block's scale
-// already converted to float (block k of row i: scales[i * scales_stride + k]).
+// Activation rows for the multi-row kernels: rows of dot-type blocks, plus (Q8_0 only; else
+// nullptr) every block's scale already converted to float (block k of row i:
+// scales[i * scales_stride + k]).
 struct DotRows {
   const std::byte* data = nullptr;
   size_t stride = 0;  // bytes from one row to the next

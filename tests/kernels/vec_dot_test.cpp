@@ -95,23 +95,25 @@ TEST_CASE("Multi-row dot kernels match the single-row kernel", "[kernels]") {
         const auto xf = kernels::test::random_floats(static_cast<size_t>(n), rng);
         kernels::quantize_activation_row(xt, xf.data(), x.data() + static_cast<size_t>(r) * x_stride, n);
       }
-      // Block scales as floats, as the matmul passes them (Q8_0 activations only so far).
-      REQUIRE(xt == GgmlType::Q8_0);
+      // Q8_0 block scales as floats, as the matmul passes them (no scales for other dot types).
       const int64_t nb = n / 32;
       std::vector<float> scales;
-      for (int r = 0; r < kernels::kMaxDotRows; ++r)
+      for (int r = 0; r < kernels::kMaxDotRows && xt == GgmlType::Q8_0; ++r)
         for (int64_t k = 0; k < nb; ++k)
           scales.push_back(kernels::f16_to_f32(
               reinterpret_cast<const kernels::BlockQ8_0*>(x.data() + static_cast<size_t>(r) * x_stride)[k]
                   .d));
+      const auto single = kernels::vec_dot_for(type, level);
       for (int num_x = 1; num_x <= kernels::kMaxDotRows; ++num_x) {
         std::vector<float> out(static_cast<size_t>(2 * num_x), -1.0f);
-        rows_fn(w.data(), kernels::DotRows{x.data(), x_stride, scales.data(), nb}, num_x, n, out.data(), 2);
+        rows_fn(w.data(), kernels::DotRows{x.data(), x_stride, scales.empty() ? nullptr : scales.data(), nb},
+                num_x, n, out.data(), 2);
         for (int r = 0; r < num_x; ++r) {
-          const float want =
-              kernels::scalar_vec_dot(type)(w.data(), x.data() + static_cast<size_t>(r) * x_stride, n);
+          const std::byte* xr = x.data() + static_cast<size_t>(r) * x_stride;
+          const float want = kernels::scalar_vec_dot(type)(w.data(), xr, n);
           INFO(kernels::to_string(level) << " " << kernels::traits(type).name << " rows " << num_x);
           CHECK(out[static_cast<size_t>(2 * r)] == Approx(want).epsilon(1e-5).margin(1e-5));
+          CHECK(out[static_cast<size_t>(2 * r)] == single(w.data(), xr, n));  // bit for bit: batch invariance
           CHECK(out[static_cast<size_t>(2 * r + 1)] == -1.0f);
         }
         ++num_checked;
@@ -119,4 +121,6 @@ TEST_CASE("Multi-row dot kernels match the single-row kernel", "[kernels]") {
     }
   }
   if (num_checked == 0) WARN("no multi-row dot kernels on this CPU: nothing to compare");
+  // AVX2: Q8_0; AVX-512: Q8_0, Q4_K, Q5_K, Q6_K; each with 1 to 4 rows.
+  if (kernels::vec_dot_level() == kernels::SimdLevel::Avx512) CHECK(num_checked == 5 * kernels::kMaxDotRows);
 }
