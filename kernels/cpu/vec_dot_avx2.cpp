@@ -88,52 +88,6 @@ float dot_half(const std::byte* w, const std::byte* x, int64_t n) {
   return sum;
 }
 
-float dot_q4_0(const std::byte* w, const std::byte* x, int64_t n) {
-  const auto* a = reinterpret_cast<const BlockQ4_0*>(w);
-  const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
-  const __m256i low4 = _mm256_set1_epi8(0xF);
-  const __m256i eight = _mm256_set1_epi8(8);
-  __m256 acc = _mm256_setzero_ps();
-  for (int64_t k = 0; k < n / kQK8_0; ++k) {
-    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a[k].qs));
-    // Values 0..15 from the low nibbles, 16..31 from the high nibbles, minus 8.
-    const __m256i both = _mm256_set_m128i(_mm_srli_epi16(packed, 4), packed);
-    const __m256i q = _mm256_sub_epi8(_mm256_and_si256(both, low4), eight);
-    const __m256 d = _mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d));
-    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8(q, load256(b[k].qs))), acc);
-  }
-  return hsum(acc);
-}
-
-// 32 bytes, byte i = 0xFF where bit i of `bits` is set, else 0.
-inline __m256i bytes_from_bits(uint32_t bits) {
-  // Byte i takes byte i / 8 of the mask, then keeps bit i % 8.
-  const __m256i spread = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(static_cast<int>(bits)),
-      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
-}
-
-float dot_q5_0(const std::byte* w, const std::byte* x, int64_t n) {
-  const auto* a = reinterpret_cast<const BlockQ5_0*>(w);
-  const auto* b = reinterpret_cast<const BlockQ8_0*>(x);
-  const __m256i low4 = _mm256_set1_epi8(0xF);
-  __m256 acc = _mm256_setzero_ps();
-  for (int64_t k = 0; k < n / kQK8_0; ++k) {
-    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a[k].qs));
-    const __m256i nibbles = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), low4);
-    uint32_t qh;
-    std::memcpy(&qh, a[k].qh, 4);
-    // q - 16 as a signed byte: the nibble where the fifth bit is set, nibble | 0xF0 where not.
-    const __m256i q =
-        _mm256_or_si256(nibbles, _mm256_andnot_si256(bytes_from_bits(qh), _mm256_set1_epi8(-16)));
-    const __m256 d = _mm256_set1_ps(h2f(a[k].d) * h2f(b[k].d));
-    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8(q, load256(b[k].qs))), acc);
-  }
-  return hsum(acc);
-}
-
 // Sum over the 8 sub-blocks of min_j * (sum of the 32 activations of j), from Q8_K's block sums.
 inline int k_min_sum(const uint8_t* mins, const int16_t* bsums) {
   int s = 0;
@@ -216,12 +170,41 @@ float dot_q6_k(const std::byte* w, const std::byte* x, int64_t n) {
   return hsum(acc) - acc_offset;
 }
 
-// Adds block k of the weight row times block k of each activation row to acc[r]:
-// acc += (float(int dot) * d_w) * d_x. Row scales come from `scales` when given (kRows rows
-// sharing a call), else from the blocks themselves (the same floats).
-template <int kRows>
-inline void q8_0_block(const BlockQ8_0& wb, const DotRows& x, int64_t k, __m256* acc) {
-  const __m256i wq = load256(wb.qs);
+// The 32 signed weight values of a block: Q8_0 as stored, Q4_0 nibble - 8 (low nibbles are
+// values 0..15), Q5_0 (nibble | fifth bit << 4) - 16.
+inline __m256i block_values(const BlockQ8_0& b) {
+  return load256(b.qs);
+}
+
+inline __m256i block_values(const BlockQ4_0& b) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+  const __m256i nibbles =
+      _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0xF));
+  return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
+}
+
+inline __m256i block_values(const BlockQ5_0& b) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+  const __m256i nibbles =
+      _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0xF));
+  uint32_t qh;
+  std::memcpy(&qh, b.qh, 4);
+  // Byte i takes byte i / 8 of qh and keeps bit i % 8: 0xFF where value i has its fifth bit.
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(qh)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  const __m256i fifth = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+  // q - 16 as a signed byte: the nibble where the fifth bit is set, nibble | 0xF0 where not.
+  return _mm256_or_si256(nibbles, _mm256_andnot_si256(fifth, _mm256_set1_epi8(-16)));
+}
+
+// Adds block k of the weight row times block k of each activation row (Q8_0) to acc[r]:
+// acc += (float(int dot) * d_w) * d_x. Row scales come from `scales` when given (rows sharing a
+// call), else from the blocks themselves (the same floats).
+template <typename Block, int kRows>
+inline void q32_block(const Block& wb, const DotRows& x, int64_t k, __m256* acc) {
+  const __m256i wq = block_values(wb);
   const __m256i aw = _mm256_sign_epi8(wq, wq);
   const __m256 dw = _mm256_set1_ps(h2f(wb.d));
   const __m256i ones = _mm256_set1_epi16(1);
@@ -234,44 +217,47 @@ inline void q8_0_block(const BlockQ8_0& wb, const DotRows& x, int64_t k, __m256*
   }
 }
 
-// Even and odd blocks go to separate accumulators (two dependency chains).
-template <int kRows>
-void dot_rows_q8_0_n(const std::byte* w, const DotRows& x, int64_t n, float* out, int64_t out_stride) {
-  const auto* a = reinterpret_cast<const BlockQ8_0*>(w);
+// One weight row of 32-value blocks against kRows activation rows; even and odd blocks go to
+// separate accumulators (two dependency chains).
+template <typename Block, int kRows>
+void dot_rows_q32_n(const std::byte* w, const DotRows& x, int64_t n, float* out, int64_t out_stride) {
+  const auto* a = reinterpret_cast<const Block*>(w);
   const int64_t nb = n / kQK8_0;
   __m256 even[kRows], odd[kRows];
   for (int r = 0; r < kRows; ++r) even[r] = odd[r] = _mm256_setzero_ps();
   int64_t k = 0;
   for (; k + 2 <= nb; k += 2) {
-    q8_0_block<kRows>(a[k], x, k, even);
-    q8_0_block<kRows>(a[k + 1], x, k + 1, odd);
+    q32_block<Block, kRows>(a[k], x, k, even);
+    q32_block<Block, kRows>(a[k + 1], x, k + 1, odd);
   }
-  if (k < nb) q8_0_block<kRows>(a[k], x, k, even);
+  if (k < nb) q32_block<Block, kRows>(a[k], x, k, even);
   for (int r = 0; r < kRows; ++r) out[r * out_stride] = hsum(_mm256_add_ps(even[r], odd[r]));
 }
 
-// One Q8_0 weight row against up to kMaxDotRows activation rows: the weight's |w| and scale are
-// computed once per block for all rows. The single-row kernel below is the same code with one
-// row, so a row's result never depends on how many rows share the call (a batch gives the same
-// logits as one token at a time).
-void dot_rows_q8_0(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out,
-                   int64_t out_stride) {
+// Q8_0 / Q4_0 / Q5_0 weights against up to kMaxDotRows Q8_0 activation rows: the weight block is
+// decoded (and |w| taken) once for all rows. The single-row kernel is the same code with one row,
+// so a row's result never depends on how many rows share the call (a batch gives the same logits
+// as one token at a time).
+template <typename Block>
+void dot_rows_q32(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out,
+                  int64_t out_stride) {
   static_assert(kMaxDotRows == 4);
   switch (num_x) {
     case 1:
-      return dot_rows_q8_0_n<1>(w, x, n, out, out_stride);
+      return dot_rows_q32_n<Block, 1>(w, x, n, out, out_stride);
     case 2:
-      return dot_rows_q8_0_n<2>(w, x, n, out, out_stride);
+      return dot_rows_q32_n<Block, 2>(w, x, n, out, out_stride);
     case 3:
-      return dot_rows_q8_0_n<3>(w, x, n, out, out_stride);
+      return dot_rows_q32_n<Block, 3>(w, x, n, out, out_stride);
     default:
-      return dot_rows_q8_0_n<4>(w, x, n, out, out_stride);
+      return dot_rows_q32_n<Block, 4>(w, x, n, out, out_stride);
   }
 }
 
-float dot_q8_0(const std::byte* w, const std::byte* x, int64_t n) {
+template <typename Block>
+float dot_q32(const std::byte* w, const std::byte* x, int64_t n) {
   float out;
-  dot_rows_q8_0_n<1>(w, DotRows{x, 0, nullptr, 0}, n, &out, 0);
+  dot_rows_q32_n<Block, 1>(w, DotRows{x, 0, nullptr, 0}, n, &out, 0);
   return out;
 }
 
@@ -286,11 +272,11 @@ VecDotFn avx2_vec_dot(GgmlType type) {
     case GgmlType::BF16:
       return dot_half<load_bf16, bf16_to_f32>;
     case GgmlType::Q8_0:
-      return dot_q8_0;
+      return dot_q32<BlockQ8_0>;
     case GgmlType::Q4_0:
-      return dot_q4_0;
+      return dot_q32<BlockQ4_0>;
     case GgmlType::Q5_0:
-      return dot_q5_0;
+      return dot_q32<BlockQ5_0>;
     case GgmlType::Q4_K:
       return dot_q45_k<false>;
     case GgmlType::Q5_K:
@@ -303,7 +289,16 @@ VecDotFn avx2_vec_dot(GgmlType type) {
 }
 
 VecDotRowsFn avx2_vec_dot_rows(GgmlType type) {
-  return type == GgmlType::Q8_0 ? dot_rows_q8_0 : nullptr;
+  switch (type) {
+    case GgmlType::Q8_0:
+      return dot_rows_q32<BlockQ8_0>;
+    case GgmlType::Q4_0:
+      return dot_rows_q32<BlockQ4_0>;
+    case GgmlType::Q5_0:
+      return dot_rows_q32<BlockQ5_0>;
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace kernels
