@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dequant.h"
 #include "kernels/thread_pool.h"
@@ -14,17 +15,6 @@
 namespace kernels {
 
 namespace {
-
-// <a, b> over n floats with independent partial sums (vectorisable without reassociation flags).
-float dot(const float* a, const float* b, int64_t n) {
-  float acc[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += a[i + k] * b[i + k];
-  float sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
 
 struct Scratch {
   std::vector<float> k, v, scores;
@@ -48,6 +38,8 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
   const int32_t group = num_heads / kv.num_kv_heads;
   const size_t token_bytes = kv.token_bytes();
   const size_t head_bytes = row_bytes(kv.type, hd);
+  // q · k with the F32 dot kernel of the matmul (SIMD where the CPU has it).
+  const VecDotFn dot = best_vec_dot(GgmlType::F32);
 
   // Tasks: each KV head times runs of query rows, enough to keep every thread busy (later rows
   // see more positions, so more runs than threads even out the causal triangle).
@@ -89,7 +81,9 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
         // scores[t] = scale * <q, k_t> for the visible positions, then softmax.
         std::span<float> scores(s.scores.data(), static_cast<size_t>(n_visible));
         for (int64_t t = 0; t < n_visible; ++t)
-          scores[static_cast<size_t>(t)] = scale * dot(qh, s.k.data() + t * hd, hd);
+          scores[static_cast<size_t>(t)] =
+              scale * dot(reinterpret_cast<const std::byte*>(qh),
+                          reinterpret_cast<const std::byte*>(s.k.data() + t * hd), hd);
         softmax(scores);
         // out = sum_t p_t v_t
         std::fill(oh, oh + hd, 0.0f);

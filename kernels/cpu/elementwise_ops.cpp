@@ -45,7 +45,7 @@ void add_bias(std::span<float> x, std::span<const float> bias) {
 void softmax(std::span<float> x) {
   if (x.empty()) return;
   float max = x[0];
-  for (float v : x) max = std::fmax(max, v);
+  for (float v : x) max = v > max ? v : max;
   double sum = 0;
   for (float& v : x) {
     v = std::exp(v - max);

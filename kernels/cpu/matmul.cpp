@@ -53,7 +53,9 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
     std::byte* dst = scratch.rows.data();
     const float* src = x.data();
     const int64_t cols = w.cols;
-    pool.run(n, [&](int64_t r) { quantize_activation_row(xt, src + r * cols, dst + r * x_stride, cols); });
+    const SimdLevel level = vec_dot_level();
+    pool.run(n,
+             [&](int64_t r) { convert_activation_row(xt, level, src + r * cols, dst + r * x_stride, cols); });
     xq = dst;
   }
   // The multi-row kernels read Q8_0 activations' block scales as floats, converted once here.

@@ -261,7 +261,37 @@ float dot_q32(const std::byte* w, const std::byte* x, int64_t n) {
   return out;
 }
 
+// Q8_0 activations: per 32 values d = max|x| / 127, q = round-to-nearest-even(x * (127 / max|x|)),
+// the same float operations as the scalar quantize_activation_row.
+void quantize_row_q8_0(const float* x, std::byte* dst, int64_t n) {
+  auto* y = reinterpret_cast<BlockQ8_0*>(dst);
+  const __m256 sign_bit = _mm256_set1_ps(-0.0f);
+  for (int64_t b = 0; b < n / kQK8_0; ++b, x += kQK8_0) {
+    __m256 v[4];
+    for (int i = 0; i < 4; ++i) v[i] = _mm256_loadu_ps(x + 8 * i);
+    __m256 m =
+        _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign_bit, v[0]), _mm256_andnot_ps(sign_bit, v[1])),
+                      _mm256_max_ps(_mm256_andnot_ps(sign_bit, v[2]), _mm256_andnot_ps(sign_bit, v[3])));
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+    const float amax = _mm_cvtss_f32(m4);
+    y[b].d = f32_to_f16(amax / 127.0f);
+    const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f);
+    __m256i q[4];
+    for (int i = 0; i < 4; ++i) q[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], id));  // rounds to nearest even
+    // Pack 4 x 8 int32 to 32 int8; the packs interleave 128-bit lanes, the permute restores order.
+    const __m256i q16 = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    const __m256i ordered = _mm256_permutevar8x32_epi32(q16, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs), ordered);
+  }
+}
+
 }  // namespace
+
+QuantizeRowFn avx2_quantize_row_q8_0() {
+  return quantize_row_q8_0;
+}
 
 VecDotFn avx2_vec_dot(GgmlType type) {
   switch (type) {

@@ -1,5 +1,6 @@
 // Picks the dot-product kernel per weight type from the detected SIMD level.
 #include "kernels/cpu/vec_dot_simd.h"
+#include "kernels/quant/dot_activation.h"
 
 namespace kernels {
 
@@ -20,6 +21,12 @@ VecDotFn vec_dot_for(GgmlType type, SimdLevel level) {
   if (level == SimdLevel::Avx512 || level == SimdLevel::Avx2)
     if (VecDotFn f = avx2_vec_dot(type)) return f;
   return scalar_vec_dot(type);
+}
+
+void convert_activation_row(GgmlType type, SimdLevel level, const float* x, std::byte* dst, int64_t n) {
+  static const QuantizeRowFn q8_0 = avx2_quantize_row_q8_0();
+  if (type == GgmlType::Q8_0 && level != SimdLevel::Scalar && q8_0 != nullptr) return q8_0(x, dst, n);
+  quantize_activation_row(type, x, dst, n);
 }
 
 VecDotRowsFn vec_dot_rows_for(GgmlType type, SimdLevel level) {

@@ -34,6 +34,11 @@ VecDotFn avx512_vec_dot(GgmlType type);
 VecDotRowsFn avx2_vec_dot_rows(GgmlType type);
 VecDotRowsFn avx512_vec_dot_rows(GgmlType type);
 
+// Converts n floats to Q8_0 activation blocks, exactly as quantize_activation_row does.
+using QuantizeRowFn = void (*)(const float* x, std::byte* dst, int64_t n);
+// The AVX2 Q8_0 activation quantizer, or nullptr.
+QuantizeRowFn avx2_quantize_row_q8_0();
+
 // The widest SIMD level the dot kernels may use here (AVX-512 also needs VNNI).
 SimdLevel vec_dot_level();
 
@@ -45,6 +50,10 @@ VecDotFn vec_dot_for(GgmlType type, SimdLevel level);
 inline VecDotFn best_vec_dot(GgmlType type) {
   return vec_dot_for(type, vec_dot_level());
 }
+
+// The activation conversion for dot type `type` at `level` (SIMD for Q8_0 where available, else
+// the scalar quantize_activation_row).
+void convert_activation_row(GgmlType type, SimdLevel level, const float* x, std::byte* dst, int64_t n);
 
 // The multi-row kernel for `type` at `level`, or nullptr (then use the single-row kernel).
 VecDotRowsFn vec_dot_rows_for(GgmlType type, SimdLevel level);

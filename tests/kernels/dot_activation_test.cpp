@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/half.h"
+#include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/quant/dequant.h"
 #include "kernels/quant/dot_blocks.h"
 #include "tests/kernels/random_weights.h"
@@ -79,4 +80,22 @@ TEST_CASE("F16 and BF16 activations round to nearest", "[kernels]") {
   kernels::quantize_activation_row(GgmlType::BF16, x, reinterpret_cast<std::byte*>(h), 4);
   for (int i = 0; i < 4; ++i) CHECK(h[i] == kernels::f32_to_bf16(x[i]));
   CHECK(kernels::bf16_to_f32(h[0]) == 1.0f);
+}
+
+TEST_CASE("The SIMD Q8_0 activation quantizer writes the scalar one's bytes", "[kernels]") {
+  const auto fast = kernels::avx2_quantize_row_q8_0();
+  if (!fast || kernels::vec_dot_level() == kernels::SimdLevel::Scalar) {
+    WARN("no SIMD quantizer on this CPU: nothing to compare");
+    return;
+  }
+  std::mt19937 rng(4);
+  auto x = kernels::test::random_floats(32 * 40, rng, 3.0f);
+  for (int i = 0; i < 32; ++i) x[static_cast<size_t>(32 + i)] = 0.0f;  // an all-zero block
+  // Block 2: max 127 so x * 127 / max = x, and every other value a tie k + 0.5 (rounds to even).
+  for (int i = 0; i < 32; ++i) x[static_cast<size_t>(64 + i)] = static_cast<float>(i - 16) + 0.5f;
+  x[95] = 127.0f;
+  std::vector<std::byte> want(kernels::row_bytes(GgmlType::Q8_0, 32 * 40)), got(want.size());
+  kernels::quantize_activation_row(GgmlType::Q8_0, x.data(), want.data(), 32 * 40);
+  fast(x.data(), got.data(), 32 * 40);
+  CHECK(got == want);
 }
