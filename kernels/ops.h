@@ -51,6 +51,17 @@ struct KvLayerView {
 // rows on `pool`.
 void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool);
 
+// One weight of a grouped matmul and where its product goes: y[n, w.rows].
+struct MatmulTarget {
+  MatrixView w;
+  std::span<float> y;
+};
+
+// matmul for up to 4 weights with the same input x[n, cols] (e.g. q, k, v): one conversion of x
+// per dot type and one hand-off to the pool for all of them; each y as matmul would write it.
+void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> x, int64_t n,
+                  ThreadPool& pool);
+
 // out[n, dim] = x / sqrt(mean(x²) + eps) * weight, per row of `dim` values (out may alias x).
 void rmsnorm(std::span<const float> x, std::span<const float> weight, int64_t dim, float eps,
              std::span<float> out);

@@ -38,6 +38,11 @@ kernels::KvLayerView layer_view(const PagedKvCache& cache, int32_t layer) {
           s.head_dim};
 }
 
+// x[n, dim] += bias[dim], when the model has that bias.
+void add_bias(std::span<float> x, std::span<const float> bias) {
+  if (!bias.empty()) kernels::add_bias(x, bias);
+}
+
 // Row range [first, first + count) of a row-major [rows, width] buffer.
 std::span<float> rows(std::vector<float>& buf, int64_t first, int64_t count, int64_t width) {
   return std::span<float>(buf).subspan(static_cast<size_t>(first * width),
@@ -67,12 +72,6 @@ std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const 
 KvCacheShape Transformer::kv_cache_shape(KvDtype dtype, int32_t block_size) const {
   return KvCacheShape{config_.shape.num_layers, config_.shape.num_kv_heads, config_.shape.head_dim,
                       block_size, dtype};
-}
-
-void Transformer::project(const kernels::MatrixView& w, std::span<const float> bias, std::span<const float> x,
-                          int64_t n, std::span<float> y) {
-  kernels::matmul(w, x, n, y, pool_);
-  if (!bias.empty()) kernels::add_bias(y, bias);
 }
 
 void Transformer::store_kv(const ForwardBatch& batch, int32_t layer, PagedKvCache& cache) const {
@@ -127,9 +126,11 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
     // h = rmsnorm(x) * attn_norm
     kernels::rmsnorm(x_, L.attn_norm, embd, eps, h_);
     // q = h·Wqᵀ + bq, k = h·Wkᵀ + bk, v = h·Wvᵀ + bv (biases only where the model has them)
-    project(L.attn_q, L.q_bias, h_, n, q_);
-    project(L.attn_k, L.k_bias, h_, n, k_);
-    project(L.attn_v, L.v_bias, h_, n, v_);
+    const kernels::MatmulTarget qkv[] = {{L.attn_q, q_}, {L.attn_k, k_}, {L.attn_v, v_}};
+    kernels::matmul_group(qkv, h_, n, pool_);
+    add_bias(q_, L.q_bias);
+    add_bias(k_, L.k_bias);
+    add_bias(v_, L.v_bias);
     // qwen3: q and k normalised per head over head_dim
     if (config_.qk_norm) {
       kernels::rmsnorm(q_, L.q_norm, hd, eps, q_);
@@ -156,8 +157,8 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
     // h = rmsnorm(x) * ffn_norm
     kernels::rmsnorm(x_, L.ffn_norm, embd, eps, h_);
     // gate = h·Wgᵀ, up = h·Wuᵀ
-    kernels::matmul(L.ffn_gate, h_, n, gate_, pool_);
-    kernels::matmul(L.ffn_up, h_, n, up_, pool_);
+    const kernels::MatmulTarget gate_up[] = {{L.ffn_gate, gate_}, {L.ffn_up, up_}};
+    kernels::matmul_group(gate_up, h_, n, pool_);
     // gate = silu(gate) * up
     kernels::swiglu(gate_, up_, gate_);
     // x = x + gate·Wdᵀ

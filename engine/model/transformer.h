@@ -41,9 +41,6 @@ class Transformer final : public LanguageModel {
   void forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) override;
 
  private:
-  // y[n, rows] = x[n, cols] · wᵀ (+ bias).
-  void project(const kernels::MatrixView& w, std::span<const float> bias, std::span<const float> x, int64_t n,
-               std::span<float> y);
   // Writes row r of k and v ([n, kv_heads * head_dim]) into layer `layer` of the cache at its position.
   void store_kv(const ForwardBatch& batch, int32_t layer, PagedKvCache& cache) const;
 

@@ -1,6 +1,7 @@
 // CPU matmul: activations converted once to the weight's dot type, then weight rows split into
 // tasks over the thread pool; inside a task, each weight row meets a tile of activation rows while
-// it is hot in L1, so the weights stream from memory once per call whatever the batch size.
+// it is hot in L1, so the weights stream from memory once per call whatever the batch size. A
+// group of weights sharing one input (q/k/v, gate/up) runs as one pass over the pool.
 #include <algorithm>
 #include <cassert>
 #include <vector>
@@ -18,16 +19,53 @@ namespace {
 
 constexpr int64_t kMaxRowsPerTask = 64;  // weight rows per task (upper bound)
 constexpr int64_t kActivationTile = 32;  // activation rows that share one pass over a weight row
+constexpr size_t kMaxTargets = 4;        // weights in one grouped matmul
 
-// Scratch for converted activations and their block scales, reused across calls on a thread.
+// Converted activations and their block scales, reused across calls on a thread (one per dot
+// type in a group).
 struct Scratch {
   std::vector<std::byte> rows;
   std::vector<float> scales;
 };
 
-Scratch& activation_scratch() {
-  thread_local Scratch scratch;
-  return scratch;
+Scratch& activation_scratch(size_t i) {
+  thread_local Scratch scratch[kMaxTargets];
+  return scratch[i];
+}
+
+// The input x converted to one dot type, as the kernels read it.
+struct PreparedInput {
+  GgmlType type = GgmlType::F32;
+  DotRows rows;  // rows of dot-type blocks (+ float block scales for Q8_0)
+};
+
+// How one target's weight rows are split into tasks, and the kernels that do them.
+struct TargetPlan {
+  VecDotFn dot = nullptr;
+  VecDotRowsFn dot_rows = nullptr;
+  const PreparedInput* input = nullptr;
+  int64_t rows_per_task = 1;
+  int64_t first_task = 0;  // index of this target's first task in the group
+};
+
+// Rows [r0, r1) of w times every activation row, written to y ([n, w.rows]).
+void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0, int64_t r1, float* y) {
+  const DotRows& x = plan.input->rows;
+  for (int64_t j0 = 0; j0 < n; j0 += kActivationTile) {
+    const int64_t j1 = std::min(n, j0 + kActivationTile);
+    for (int64_t r = r0; r < r1; ++r) {
+      const std::byte* wr = w.row(r);
+      int64_t j = j0;
+      if (plan.dot_rows != nullptr)
+        for (; j < j1; j += kMaxDotRows) {
+          const DotRows part{x.data + j * x.stride, x.stride,
+                             x.scales ? x.scales + j * x.scales_stride : nullptr, x.scales_stride};
+          plan.dot_rows(wr, part, static_cast<int>(std::min<int64_t>(kMaxDotRows, j1 - j)), w.cols,
+                        y + j * w.rows + r, w.rows);
+        }
+      for (; j < j1; ++j) y[j * w.rows + r] = plan.dot(wr, x.data + j * x.stride, w.cols);
+    }
+  }
 }
 
 }  // namespace
@@ -37,64 +75,83 @@ MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t co
 }
 
 void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool) {
-  assert(static_cast<int64_t>(x.size()) >= n * w.cols && static_cast<int64_t>(y.size()) >= n * w.rows);
-  const VecDotFn dot = best_vec_dot(w.type);
-  const VecDotRowsFn dot_rows = n > 1 ? vec_dot_rows_for(w.type, vec_dot_level()) : nullptr;
-  assert(dot != nullptr);
-  const GgmlType xt = dot_type(w.type);
-  const size_t x_stride = row_bytes(xt, w.cols);
+  const MatmulTarget target{w, y};
+  matmul_group(std::span(&target, 1), x, n, pool);
+}
 
-  // Activations in the dot type: [n, x_stride] bytes (F32 rows are used as they are).
-  const std::byte* xq = reinterpret_cast<const std::byte*>(x.data());
-  Scratch& scratch = activation_scratch();
-  if (xt != GgmlType::F32) {
-    if (scratch.rows.size() < static_cast<size_t>(n) * x_stride)
-      scratch.rows.resize(static_cast<size_t>(n) * x_stride);
-    std::byte* dst = scratch.rows.data();
-    const float* src = x.data();
-    const int64_t cols = w.cols;
-    const SimdLevel level = vec_dot_level();
-    pool.run(n,
-             [&](int64_t r) { convert_activation_row(xt, level, src + r * cols, dst + r * x_stride, cols); });
-    xq = dst;
+void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> x, int64_t n,
+                  ThreadPool& pool) {
+  assert(!targets.empty() && targets.size() <= kMaxTargets);
+  const int64_t cols = targets[0].w.cols;
+  const SimdLevel level = vec_dot_level();
+  assert(static_cast<int64_t>(x.size()) >= n * cols);
+
+  // The input in each dot type the targets need (F32 rows are used as they are).
+  PreparedInput inputs[kMaxTargets];
+  size_t num_inputs = 0;
+  TargetPlan plans[kMaxTargets];
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const MatrixView& w = targets[t].w;
+    assert(w.cols == cols && static_cast<int64_t>(targets[t].y.size()) >= n * w.rows);
+    const GgmlType xt = dot_type(w.type);
+    size_t i = 0;
+    while (i < num_inputs && inputs[i].type != xt) ++i;
+    if (i == num_inputs) inputs[num_inputs++].type = xt;
+    plans[t].input = &inputs[i];
+    plans[t].dot = vec_dot_for(w.type, level);
+    plans[t].dot_rows = n > 1 ? vec_dot_rows_for(w.type, level) : nullptr;
+    assert(plans[t].dot != nullptr);
   }
+  std::byte* converted[kMaxTargets] = {};
+  for (size_t i = 0; i < num_inputs; ++i) {
+    PreparedInput& in = inputs[i];
+    in.rows.stride = row_bytes(in.type, cols);
+    in.rows.data = reinterpret_cast<const std::byte*>(x.data());
+    if (in.type == GgmlType::F32) continue;
+    Scratch& scratch = activation_scratch(i);
+    if (scratch.rows.size() < static_cast<size_t>(n) * in.rows.stride)
+      scratch.rows.resize(static_cast<size_t>(n) * in.rows.stride);
+    converted[i] = scratch.rows.data();
+    in.rows.data = converted[i];
+  }
+  // Convert: one task per (row, dot type).
+  pool.run(n * static_cast<int64_t>(num_inputs), [&](int64_t task) {
+    const auto i = static_cast<size_t>(task % static_cast<int64_t>(num_inputs));
+    const int64_t r = task / static_cast<int64_t>(num_inputs);
+    if (converted[i] != nullptr)
+      convert_activation_row(inputs[i].type, level, x.data() + r * cols,
+                             converted[i] + r * inputs[i].rows.stride, cols);
+  });
   // The multi-row kernels read Q8_0 activations' block scales as floats, converted once here.
-  DotRows rows{xq, x_stride, nullptr, 0};
-  if (dot_rows != nullptr && xt == GgmlType::Q8_0) {
-    const int64_t nb = w.cols / kQK8_0;
-    scratch.scales.resize(static_cast<size_t>(n * nb));
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (n == 1 || inputs[i].type != GgmlType::Q8_0) continue;
+    const int64_t nb = cols / kQK8_0;
+    auto& scales = activation_scratch(i).scales;
+    scales.resize(static_cast<size_t>(n * nb));
     for (int64_t j = 0; j < n; ++j) {
-      const auto* blocks = reinterpret_cast<const BlockQ8_0*>(xq + j * x_stride);
-      for (int64_t k = 0; k < nb; ++k)
-        scratch.scales[static_cast<size_t>(j * nb + k)] = f16_to_f32(blocks[k].d);
+      const auto* blocks = reinterpret_cast<const BlockQ8_0*>(converted[i] + j * inputs[i].rows.stride);
+      for (int64_t k = 0; k < nb; ++k) scales[static_cast<size_t>(j * nb + k)] = f16_to_f32(blocks[k].d);
     }
-    rows.scales = scratch.scales.data();
-    rows.scales_stride = nb;
+    inputs[i].rows.scales = scales.data();
+    inputs[i].rows.scales_stride = nb;
   }
 
-  // Tasks of consecutive weight rows: enough of them to balance the threads, none too large.
+  // Tasks of consecutive weight rows: enough of them to balance the threads, none too large;
+  // every target's tasks in one pass over the pool.
   const int64_t min_tasks = 8 * pool.num_threads();
-  const int64_t rows_per_task = std::clamp<int64_t>((w.rows + min_tasks - 1) / min_tasks, 1, kMaxRowsPerTask);
-  const int64_t num_tasks = (w.rows + rows_per_task - 1) / rows_per_task;
-  float* out = y.data();
+  int64_t num_tasks = 0;
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const int64_t rows = targets[t].w.rows;
+    plans[t].rows_per_task = std::clamp<int64_t>((rows + min_tasks - 1) / min_tasks, 1, kMaxRowsPerTask);
+    plans[t].first_task = num_tasks;
+    num_tasks += (rows + plans[t].rows_per_task - 1) / plans[t].rows_per_task;
+  }
   pool.run(num_tasks, [&](int64_t task) {
-    const int64_t r0 = task * rows_per_task;
-    const int64_t r1 = std::min(w.rows, r0 + rows_per_task);
-    for (int64_t j0 = 0; j0 < n; j0 += kActivationTile) {
-      const int64_t j1 = std::min(n, j0 + kActivationTile);
-      for (int64_t r = r0; r < r1; ++r) {
-        const std::byte* wr = w.row(r);
-        int64_t j = j0;
-        if (dot_rows != nullptr)
-          for (; j < j1; j += kMaxDotRows)
-            dot_rows(wr,
-                     DotRows{xq + j * x_stride, x_stride, rows.scales + j * rows.scales_stride,
-                             rows.scales_stride},
-                     static_cast<int>(std::min<int64_t>(kMaxDotRows, j1 - j)), w.cols, out + j * w.rows + r,
-                     w.rows);
-        for (; j < j1; ++j) out[j * w.rows + r] = dot(wr, xq + j * x_stride, w.cols);
-      }
-    }
+    size_t t = targets.size() - 1;
+    while (plans[t].first_task > task) --t;
+    const MatrixView& w = targets[t].w;
+    const int64_t r0 = (task - plans[t].first_task) * plans[t].rows_per_task;
+    run_rows(w, plans[t], n, r0, std::min(w.rows, r0 + plans[t].rows_per_task), targets[t].y.data());
   });
 }
 

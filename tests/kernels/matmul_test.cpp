@@ -49,3 +49,27 @@ TEST_CASE("Matmul handles strided weight views", "[kernels]") {
   kernels::reference::matmul(w, x, 1, want);
   for (size_t i = 0; i < 10; ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-5).margin(1e-6));
 }
+
+TEST_CASE("A grouped matmul writes what each matmul alone writes", "[kernels]") {
+  std::mt19937 rng(8);
+  kernels::ThreadPool pool(3);
+  const int64_t cols = 256;
+  const GgmlType types[] = {GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::F16, GgmlType::Q6_K};
+  const int64_t rows[] = {40, 17, 9, 64};
+  std::vector<std::vector<std::byte>> data;
+  for (int t = 0; t < 4; ++t) data.push_back(kernels::test::random_weights(types[t], rows[t], cols, rng));
+  for (int64_t n : {1, 6}) {
+    const auto x = kernels::test::random_floats(static_cast<size_t>(n * cols), rng);
+    std::vector<std::vector<float>> grouped(4), alone(4);
+    std::vector<kernels::MatmulTarget> targets;
+    for (int t = 0; t < 4; ++t) {
+      grouped[static_cast<size_t>(t)].resize(static_cast<size_t>(n * rows[t]));
+      alone[static_cast<size_t>(t)].resize(static_cast<size_t>(n * rows[t]));
+      const auto w = kernels::matrix_view(data[static_cast<size_t>(t)].data(), types[t], rows[t], cols);
+      targets.push_back({w, grouped[static_cast<size_t>(t)]});
+      kernels::matmul(w, x, n, alone[static_cast<size_t>(t)], pool);
+    }
+    kernels::matmul_group(targets, x, n, pool);
+    for (int t = 0; t < 4; ++t) CHECK(grouped[static_cast<size_t>(t)] == alone[static_cast<size_t>(t)]);
+  }
+}
