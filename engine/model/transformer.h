@@ -30,14 +30,18 @@ class Transformer final : public LanguageModel {
                                                                       int num_threads = 0);
 
   const ModelShape& shape() const override { return config_.shape; }
+  // Every hyper-parameter, rope and norm settings included.
   const ModelConfig& config() const { return config_; }
+  // Threads the kernels run on.
   int num_threads() const { return pool_.num_threads(); }
 
   // The KV cache shape this model needs (layers, KV heads, head size) with the given storage.
   KvCacheShape kv_cache_shape(KvDtype dtype, int32_t block_size = 16) const;
 
   // See LanguageModel::forward. Token ids must be in [0, vocab_size) and the cache must have this
-  // model's kv_cache_shape (both asserted).
+  // model's kv_cache_shape (both asserted). One call at a time: the activation buffers and the
+  // thread pool belong to the transformer. Each row's logits depend only on its own sequence,
+  // never on the other rows of the batch (bit for bit).
   void forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) override;
 
  private:
