@@ -3,6 +3,8 @@
 // loader's error paths and for features the synthesizer does not write (rope_freqs, scaling).
 #pragma once
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <functional>
@@ -16,8 +18,23 @@
 
 namespace engine::test {
 
+// Files written by these helpers, removed when the test program exits.
+struct TempFiles {
+  std::vector<std::filesystem::path> paths;
+  ~TempFiles() {
+    std::error_code ignored;
+    for (const auto& p : paths) std::filesystem::remove(p, ignored);
+  }
+};
+
+// A temporary file name, private to this process (test runs may overlap on one machine), and
+// deleted at exit.
 inline std::filesystem::path temp_model_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("arena_model_test_" + name + ".gguf");
+  static TempFiles files;
+  auto path = std::filesystem::temp_directory_path() /
+              ("arena_model_test_" + std::to_string(getpid()) + "_" + name + ".gguf");
+  files.paths.push_back(path);
+  return path;
 }
 
 // Writes a `tiny`-shaped (2 layers, embd 256, 4 heads, 2 KV heads) model of `arch` and `dtype`.
