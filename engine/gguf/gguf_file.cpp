@@ -53,7 +53,8 @@ class Cursor {
 
   void need(uint64_t n, const char* what) const {
     if (n > remaining())
-      throw ParseFailure{pos_, fmt::format("truncated file: {} needs {} bytes, only {} left", what, n, remaining())};
+      throw ParseFailure{
+          pos_, fmt::format("truncated file: {} needs {} bytes, only {} left", what, n, remaining())};
   }
 
  private:
@@ -65,11 +66,24 @@ class Cursor {
 // Smallest encoded size of one element of `type` (used to reject absurd array counts early).
 uint64_t min_encoded_size(ValueType type) {
   switch (type) {
-    case ValueType::U8: case ValueType::I8: case ValueType::Bool: return 1;
-    case ValueType::U16: case ValueType::I16: return 2;
-    case ValueType::U32: case ValueType::I32: case ValueType::F32: return 4;
-    case ValueType::U64: case ValueType::I64: case ValueType::F64: case ValueType::String: return 8;
-    case ValueType::Array: return 12;
+    case ValueType::U8:
+    case ValueType::I8:
+    case ValueType::Bool:
+      return 1;
+    case ValueType::U16:
+    case ValueType::I16:
+      return 2;
+    case ValueType::U32:
+    case ValueType::I32:
+    case ValueType::F32:
+      return 4;
+    case ValueType::U64:
+    case ValueType::I64:
+    case ValueType::F64:
+    case ValueType::String:
+      return 8;
+    case ValueType::Array:
+      return 12;
   }
   return 1;
 }
@@ -94,24 +108,36 @@ Array read_array(Cursor& c, int depth) {
 
 Value read_value(Cursor& c, ValueType type, int depth) {
   switch (type) {
-    case ValueType::U8: return {c.read<uint8_t>("u8 value")};
-    case ValueType::I8: return {c.read<int8_t>("i8 value")};
-    case ValueType::U16: return {c.read<uint16_t>("u16 value")};
-    case ValueType::I16: return {c.read<int16_t>("i16 value")};
-    case ValueType::U32: return {c.read<uint32_t>("u32 value")};
-    case ValueType::I32: return {c.read<int32_t>("i32 value")};
-    case ValueType::F32: return {c.read<float>("f32 value")};
-    case ValueType::U64: return {c.read<uint64_t>("u64 value")};
-    case ValueType::I64: return {c.read<int64_t>("i64 value")};
-    case ValueType::F64: return {c.read<double>("f64 value")};
+    case ValueType::U8:
+      return {c.read<uint8_t>("u8 value")};
+    case ValueType::I8:
+      return {c.read<int8_t>("i8 value")};
+    case ValueType::U16:
+      return {c.read<uint16_t>("u16 value")};
+    case ValueType::I16:
+      return {c.read<int16_t>("i16 value")};
+    case ValueType::U32:
+      return {c.read<uint32_t>("u32 value")};
+    case ValueType::I32:
+      return {c.read<int32_t>("i32 value")};
+    case ValueType::F32:
+      return {c.read<float>("f32 value")};
+    case ValueType::U64:
+      return {c.read<uint64_t>("u64 value")};
+    case ValueType::I64:
+      return {c.read<int64_t>("i64 value")};
+    case ValueType::F64:
+      return {c.read<double>("f64 value")};
     case ValueType::Bool: {
       const size_t at = c.pos();
       const auto b = c.read<uint8_t>("bool value");
       if (b > 1) throw ParseFailure{at, fmt::format("bool value {} is neither 0 nor 1", b)};
       return {b == 1};
     }
-    case ValueType::String: return {c.read_string("string value")};
-    case ValueType::Array: return {read_array(c, depth)};
+    case ValueType::String:
+      return {c.read_string("string value")};
+    case ValueType::Array:
+      return {read_array(c, depth)};
   }
   throw ParseFailure{c.pos(), "unknown metadata value type"};
 }
@@ -131,12 +157,15 @@ std::optional<int64_t> Value::as_int() const {
   return std::visit(
       [](const auto& v) -> std::optional<int64_t> {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
+        if constexpr (std::is_same_v<T, bool>)
+          return v ? 1 : 0;
         else if constexpr (std::is_same_v<T, uint64_t>) {
           if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
           return static_cast<int64_t>(v);
-        } else if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(v);
-        else return std::nullopt;
+        } else if constexpr (std::is_integral_v<T>)
+          return static_cast<int64_t>(v);
+        else
+          return std::nullopt;
       },
       data);
 }
@@ -149,8 +178,12 @@ std::optional<double> Value::as_float() const {
   return std::nullopt;
 }
 
-const std::string* Value::as_string() const { return std::get_if<std::string>(&data); }
-const Array* Value::as_array() const { return std::get_if<Array>(&data); }
+const std::string* Value::as_string() const {
+  return std::get_if<std::string>(&data);
+}
+const Array* Value::as_array() const {
+  return std::get_if<Array>(&data);
+}
 
 int64_t TensorInfo::num_elements() const {
   int64_t n = 1;
@@ -159,14 +192,16 @@ int64_t TensorInfo::num_elements() const {
 }
 
 const char* to_string(ValueType type) {
-  static constexpr const char* kNames[] = {"u8",  "i8",     "u16",   "i16", "u32", "i32", "f32",
+  static constexpr const char* kNames[] = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
                                            "bool", "string", "array", "u64", "i64", "f64"};
   const auto i = static_cast<uint32_t>(type);
   return i < std::size(kNames) ? kNames[i] : "unknown";
 }
 
 std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
-  auto fail = [&](const std::string& what) { return std::unexpected(Error{fmt::format("{}: {}", path, what)}); };
+  auto fail = [&](const std::string& what) {
+    return std::unexpected(Error{fmt::format("{}: {}", path, what)});
+  };
 
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
@@ -201,7 +236,8 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
       throw ParseFailure{4, fmt::format("unsupported GGUF version {} (supported: 2, 3)", file.version_)};
     const auto num_tensors = c.read<uint64_t>("tensor count");
     const auto num_kv = c.read<uint64_t>("metadata count");
-    if (num_kv > c.remaining() / 12) throw ParseFailure{16, fmt::format("metadata count {} does not fit", num_kv)};
+    if (num_kv > c.remaining() / 12)
+      throw ParseFailure{16, fmt::format("metadata count {} does not fit", num_kv)};
     if (num_tensors > c.remaining() / 24)
       throw ParseFailure{8, fmt::format("tensor count {} does not fit", num_tensors)};
 
@@ -229,25 +265,31 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
       t.name = c.read_string("tensor name");
       const auto n_dims = c.read<uint32_t>("tensor dimension count");
       if (n_dims == 0 || n_dims > kMaxDims)
-        throw ParseFailure{at, fmt::format("tensor '{}': {} dimensions (1 to {} supported)", t.name, n_dims, kMaxDims)};
+        throw ParseFailure{
+            at, fmt::format("tensor '{}': {} dimensions (1 to {} supported)", t.name, n_dims, kMaxDims)};
       int64_t count = 1;
       for (uint32_t d = 0; d < n_dims; ++d) {
         const auto dim = c.read<uint64_t>("tensor dimension");
         if (dim == 0 || dim > (uint64_t{1} << 40) || static_cast<uint64_t>(count) > (uint64_t{1} << 48) / dim)
-          throw ParseFailure{at, fmt::format("tensor '{}': dimension {} = {} is out of range", t.name, d, dim)};
+          throw ParseFailure{at,
+                             fmt::format("tensor '{}': dimension {} = {} is out of range", t.name, d, dim)};
         t.dims.push_back(static_cast<int64_t>(dim));
         count *= static_cast<int64_t>(dim);
       }
       const auto type_id = c.read<uint32_t>("tensor type");
       const auto traits = kernels::ggml_type_traits(type_id);
-      if (!traits) throw ParseFailure{at, fmt::format("tensor '{}': unknown or unsupported tensor type {}", t.name, type_id)};
+      if (!traits)
+        throw ParseFailure{
+            at, fmt::format("tensor '{}': unknown or unsupported tensor type {}", t.name, type_id)};
       t.type = static_cast<kernels::GgmlType>(type_id);
       if (t.dims[0] % traits->block_size != 0)
-        throw ParseFailure{at, fmt::format("tensor '{}': row length {} is not a multiple of the {} block size {}", t.name,
-                                           t.dims[0], traits->name, traits->block_size)};
+        throw ParseFailure{
+            at, fmt::format("tensor '{}': row length {} is not a multiple of the {} block size {}", t.name,
+                            t.dims[0], traits->name, traits->block_size)};
       t.offset = c.read<uint64_t>("tensor offset");
       if (t.offset % file.alignment_ != 0)
-        throw ParseFailure{at, fmt::format("tensor '{}': offset {} is not aligned to {}", t.name, t.offset, file.alignment_)};
+        throw ParseFailure{at, fmt::format("tensor '{}': offset {} is not aligned to {}", t.name, t.offset,
+                                           file.alignment_)};
       if (!file.tensor_index_.emplace(t.name, file.tensors_.size()).second)
         throw ParseFailure{at, fmt::format("duplicate tensor name '{}'", t.name)};
       file.tensors_.push_back(std::move(t));
@@ -257,10 +299,12 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
     for (auto& t : file.tensors_) {
       const auto traits = kernels::traits(t.type);
       const uint64_t bytes = static_cast<uint64_t>(t.num_elements() / traits.block_size) * traits.block_bytes;
-      if (data_start > map->size || t.offset > map->size - data_start || bytes > map->size - data_start - t.offset)
-        throw ParseFailure{data_start + t.offset, fmt::format("truncated file: tensor '{}' ({} bytes at data offset {}) "
-                                                              "extends past the end of the file ({} bytes)",
-                                                              t.name, bytes, t.offset, map->size)};
+      if (data_start > map->size || t.offset > map->size - data_start ||
+          bytes > map->size - data_start - t.offset)
+        throw ParseFailure{data_start + t.offset,
+                           fmt::format("truncated file: tensor '{}' ({} bytes at data offset {}) "
+                                       "extends past the end of the file ({} bytes)",
+                                       t.name, bytes, t.offset, map->size)};
       t.data = {map->data + data_start + t.offset, static_cast<size_t>(bytes)};
     }
   } catch (const ParseFailure& f) {
@@ -269,7 +313,9 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
   return file;
 }
 
-size_t GgufFile::file_size() const { return map_ ? map_->size : 0; }
+size_t GgufFile::file_size() const {
+  return map_ ? map_->size : 0;
+}
 
 const Value* GgufFile::find(const std::string& key) const {
   auto it = metadata_.find(key);

@@ -22,8 +22,19 @@ namespace engine::gguf {
 
 // GGUF metadata value types (the ids stored in the file).
 enum class ValueType : uint32_t {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, Bool = 7,
-  String = 8, Array = 9, U64 = 10, I64 = 11, F64 = 12,
+  U8 = 0,
+  I8 = 1,
+  U16 = 2,
+  I16 = 3,
+  U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  Bool = 7,
+  String = 8,
+  Array = 9,
+  U64 = 10,
+  I64 = 11,
+  F64 = 12,
 };
 
 struct Value;
@@ -55,7 +66,7 @@ struct TensorInfo {
   std::string name;
   std::vector<int64_t> dims;  // ggml order: dims[0] is the contiguous (row) dimension
   kernels::GgmlType type = kernels::GgmlType::F32;
-  uint64_t offset = 0;        // from the start of the data section
+  uint64_t offset = 0;  // from the start of the data section
   std::span<const std::byte> data;
 
   int64_t num_elements() const;

@@ -27,9 +27,9 @@ enum class GgmlType : uint32_t {
 };
 
 struct GgmlTypeTraits {
-  const char* name;     // "f32", "q4_K", ... (ggml's spelling)
-  int64_t block_size;   // elements per block
-  size_t block_bytes;   // bytes per block
+  const char* name;    // "f32", "q4_K", ... (ggml's spelling)
+  int64_t block_size;  // elements per block
+  size_t block_bytes;  // bytes per block
 };
 
 // Traits of a known type id; nullopt for ids this project does not know.

@@ -1,5 +1,7 @@
 // GGUF reader: the shared test models parse with the expected metadata and tensors, and
 // truncated, bit-flipped or garbage copies yield errors (never crashes or reads past the end).
+#include "engine/gguf/gguf_file.h"
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -7,7 +9,6 @@
 #include <random>
 #include <vector>
 
-#include "engine/gguf/gguf_file.h"
 #include "tests/common/testdata.h"
 
 namespace {
@@ -51,7 +52,8 @@ TEST_CASE("GGUF reader rejects bad files with a message naming the problem", "[e
   const auto garbage = write_temp({'G', 'G', 'U', 'X', 3, 0, 0, 0}, "magic.gguf");
   CHECK(engine::gguf::GgufFile::open(garbage).error().message.find("bad magic") != std::string::npos);
   const auto version = write_temp({'G', 'G', 'U', 'F', 9, 0, 0, 0}, "version.gguf");
-  CHECK(engine::gguf::GgufFile::open(version).error().message.find("unsupported GGUF version 9") != std::string::npos);
+  CHECK(engine::gguf::GgufFile::open(version).error().message.find("unsupported GGUF version 9") !=
+        std::string::npos);
   std::filesystem::remove(garbage);
   std::filesystem::remove(version);
 }
@@ -64,9 +66,10 @@ TEST_CASE("GGUF reader survives truncated and bit-flipped copies of every test m
     const auto bytes = read_all(entry.path());
     INFO(entry.path().filename().string());
     // Truncations: every prefix length class, from the header to just before the end.
-    for (size_t cut : {size_t{0}, size_t{3}, size_t{7}, size_t{23}, size_t{100}, bytes.size() / 3, bytes.size() / 2,
-                       bytes.size() - 1}) {
-      const auto path = write_temp({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)}, "cut.gguf");
+    for (size_t cut : {size_t{0}, size_t{3}, size_t{7}, size_t{23}, size_t{100}, bytes.size() / 3,
+                       bytes.size() / 2, bytes.size() - 1}) {
+      const auto path =
+          write_temp({bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)}, "cut.gguf");
       const auto r = engine::gguf::GgufFile::open(path);
       CHECK_FALSE(r.has_value());
       if (!r) CHECK(r.error().message.find(path) != std::string::npos);
