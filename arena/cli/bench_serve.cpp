@@ -37,6 +37,7 @@ struct ServeFlags {
   engine::ServeWorkload workload;
   std::string modes = kAllModes;
   int32_t max_batched_tokens = 512;
+  int32_t block_size = 16;
   int threads = 0;
   std::string kv_dtype = "f16";
   std::string kv_memory;
@@ -72,6 +73,7 @@ bool make_default_model(const std::string& path) {
 engine::EngineConfig mode_config(const std::string& mode, const ServeFlags& f, size_t kv_bytes) {
   engine::EngineConfig c;
   c.cache.kv_cache_bytes = kv_bytes;
+  c.cache.block_size = f.block_size;
   c.cache.dtype = f.kv_dtype == "q8_0"  ? engine::KvDtype::Q8_0
                   : f.kv_dtype == "f32" ? engine::KvDtype::F32
                                         : engine::KvDtype::F16;
@@ -141,9 +143,10 @@ int run_bench_serve(const ServeFlags& f) {
   const auto& s = (*model)->shape();
   fmt::print(
       "model {} ({} {} layers, embd {}, vocab {}); {} agents x {} ticks, system {} + {} new tokens per "
-      "tick, {} generated; KV {} ({}), max {} tokens per step\n",
+      "tick, {} generated; KV {} ({}, blocks of {}), max {} tokens per step\n",
       f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
-      w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.max_batched_tokens);
+      w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.block_size,
+      f.max_batched_tokens);
   fmt::print("{:<18} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>7} {:>6}\n", "mode",
              "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit", "kv peak",
              "waste", "preempt", "missed");
@@ -156,6 +159,7 @@ int run_bench_serve(const ServeFlags& f) {
                           {"ticks", w.ticks},
                           {"deadline_ms", f.deadline_ms}}},
                         {"max_batched_tokens", f.max_batched_tokens},
+                        {"block_size", f.block_size},
                         {"kv_cache_bytes", kv_bytes},
                         {"kv_dtype", f.kv_dtype},
                         {"modes", nlohmann::json::object()}};
@@ -227,6 +231,7 @@ void add_bench_serve(CLI::App& bench, Action& action) {
                   std::string("Comma-separated modes to run (default ") + kAllModes + ")");
   cmd->add_option("--max-batched-tokens", f.max_batched_tokens, "Token budget per step")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--block-size", f.block_size, "Tokens per KV block")->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", f.threads, "Compute threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--kv-dtype", f.kv_dtype, "KV cache value type: f16 (default), q8_0 or f32")
       ->check(CLI::IsMember({"f16", "q8_0", "f32"}));
