@@ -17,43 +17,15 @@
 #include <cstring>
 
 #include "kernels/cpu/half.h"
+#include "kernels/quant/dot_blocks.h"
 
 namespace kernels {
 
 namespace {
 
-constexpr int kQK32 = 32;
-constexpr int kQKK = 256;
+constexpr int kQK32 = kQK8_0;
+constexpr int kQKK = kQK_K;
 constexpr float kGroupMaxEps = 1e-15f;
-
-struct BlockQ8_0 {
-  uint16_t d;
-  int8_t qs[kQK32];
-};
-static_assert(sizeof(BlockQ8_0) == 34);
-
-struct BlockQ5_0 {
-  uint16_t d;
-  uint8_t qh[4];
-  uint8_t qs[kQK32 / 2];
-};
-static_assert(sizeof(BlockQ5_0) == 22);
-
-struct BlockQ4K {
-  uint16_t d;
-  uint16_t dmin;
-  uint8_t scales[12];
-  uint8_t qs[kQKK / 2];
-};
-static_assert(sizeof(BlockQ4K) == 144);
-
-struct BlockQ6K {
-  uint8_t ql[kQKK / 2];
-  uint8_t qh[kQKK / 4];
-  int8_t scales[kQKK / 16];
-  uint16_t d;
-};
-static_assert(sizeof(BlockQ6K) == 210);
 
 // Round to nearest, ties to even, for |x| < 2^22 (ggml's nearest_int: the float add puts the
 // integer in the low mantissa bits).
