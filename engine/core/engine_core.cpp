@@ -88,6 +88,13 @@ std::expected<std::unique_ptr<Sequence>, Error> EngineCore::make_sequence(SeqId 
     auto trie = CompletionTrie::build(request.allowed_completions);
     if (!trie) return std::unexpected(trie.error());
     seq->constraint.emplace(std::move(*trie));
+    const int32_t fewest = seq->constraint->min_tokens_to_complete(pieces_);
+    if (fewest == Constraint::kUnreachable)
+      return std::unexpected(Error{"no allowed completion can be spelled with the model's tokens"});
+    if (fewest > request.sampling.max_tokens)
+      return std::unexpected(
+          Error{fmt::format("max_tokens is {} but the shortest allowed completion needs {} tokens",
+                            request.sampling.max_tokens, fewest)});
   }
   return seq;
 }
@@ -142,11 +149,16 @@ void EngineCore::append_output(Sequence& seq, TokenId token, bool& hit_stop_stri
 }
 
 bool EngineCore::jump_forward(Sequence& seq, bool& hit_stop_string) {
-  const std::string forced = seq.constraint->forced_text();
+  Constraint& constraint = *seq.constraint;
+  const std::string forced = constraint.forced_text();
   if (forced.empty()) return false;
-  std::vector<TokenId> ids = tokens_spelling(forced, tokenizer_, pieces_);
-  const auto room = static_cast<size_t>(std::max(0, seq.sampling.max_tokens - seq.num_output_tokens()));
-  if (ids.size() > room) ids.resize(room);  // max_tokens holds for forced tokens too
+  const std::vector<TokenId> ids = tokens_spelling(forced, tokenizer_, pieces_);
+  // Forced tokens count against max_tokens. When this spelling would leave too few tokens to
+  // finish an allowed string, the budget-aware mask spells the text by sampling instead.
+  const int64_t room = seq.sampling.max_tokens - seq.num_output_tokens();
+  const int32_t rest = constraint.min_tokens_after(pieces_, forced);
+  if (ids.empty() || rest == Constraint::kUnreachable || static_cast<int64_t>(ids.size()) + rest > room)
+    return false;
   // They are prefilled in the next step, like any token not yet computed.
   for (TokenId id : ids) append_output(seq, id, hit_stop_string);
   return seq.constraint->is_finished();
@@ -156,7 +168,7 @@ std::optional<FinishReason> EngineCore::advance(Sequence& seq, std::span<const f
                                                 std::string& error) {
   std::vector<TokenId> allowed;
   if (seq.constraint) {
-    allowed = seq.constraint->allowed_tokens(pieces_);
+    allowed = seq.constraint->allowed_tokens(pieces_, seq.sampling.max_tokens - seq.num_output_tokens());
     if (allowed.empty()) {
       error = "no token of the vocabulary continues the output toward an allowed completion";
       return FinishReason::Error;

@@ -42,7 +42,8 @@ struct GenerateRequest {
   std::string prompt;                  // used when prompt_tokens is empty (encoded with special tokens)
   std::vector<TokenId> prompt_tokens;  // the prompt as token ids, taking precedence over `prompt`
   SamplingParams sampling;
-  // When non-empty, the output is exactly one of these strings (constrained decoding).
+  // When non-empty, the output is exactly one of these strings (constrained decoding), spelled
+  // within max_tokens; submit refuses the request when not even the shortest one fits.
   std::vector<std::string> allowed_completions;
   int32_t priority = 0;                       // smaller runs first among requests with the same deadline
   std::optional<Clock::time_point> deadline;  // waiting requests run earliest deadline first

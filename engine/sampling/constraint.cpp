@@ -41,24 +41,46 @@ int32_t CompletionTrie::child(int32_t i, unsigned char byte) const {
 
 namespace {
 
-// Depth-first walk below `at`, adding the tokens whose piece is the path `path` so far.
-void collect(const CompletionTrie& trie, const PieceIndex& pieces, int32_t at, std::string& path,
-             std::vector<TokenId>& out) {
+// Calls `fn(node, tokens)` for every node below `at` whose path from `at` is the piece of one or
+// more tokens (`tokens`, non-empty): the trie positions one token can move the output to.
+template <typename Fn>
+void for_each_token_step(const CompletionTrie& trie, const PieceIndex& pieces, int32_t at, std::string& path,
+                         Fn&& fn) {
   if (path.size() >= pieces.max_piece_length()) return;
   for (const auto& [byte, next] : trie.node(at).children) {
     path.push_back(static_cast<char>(byte));
-    for (TokenId id : pieces.tokens_for(path)) out.push_back(id);
-    collect(trie, pieces, next, path, out);
+    if (const auto tokens = pieces.tokens_for(path); !tokens.empty()) fn(next, tokens);
+    for_each_token_step(trie, pieces, next, path, fn);
     path.pop_back();
   }
 }
 
 }  // namespace
 
-std::vector<TokenId> Constraint::allowed_tokens(const PieceIndex& pieces) const {
+Constraint::Constraint(std::shared_ptr<const CompletionTrie> trie)
+    : trie_(std::move(trie)), min_tokens_(static_cast<size_t>(trie_->num_nodes()), -1) {}
+
+int32_t Constraint::min_tokens(const PieceIndex& pieces, int32_t at) {
+  if (min_tokens_[static_cast<size_t>(at)] >= 0) return min_tokens_[static_cast<size_t>(at)];
+  int32_t best = trie_->node(at).terminal ? 0 : kUnreachable;
+  if (best != 0) {
+    std::string path;
+    for_each_token_step(*trie_, pieces, at, path, [&](int32_t next, std::span<const TokenId>) {
+      const int32_t rest = min_tokens(pieces, next);  // deeper nodes only: the recursion ends
+      if (rest != kUnreachable) best = std::min(best, rest + 1);
+    });
+  }
+  min_tokens_[static_cast<size_t>(at)] = best;
+  return best;
+}
+
+std::vector<TokenId> Constraint::allowed_tokens(const PieceIndex& pieces, int32_t room) {
   std::vector<TokenId> out;
+  if (room <= 0) return out;
   std::string path;
-  collect(*trie_, pieces, node_, path, out);
+  for_each_token_step(*trie_, pieces, node_, path, [&](int32_t next, std::span<const TokenId> tokens) {
+    if (min_tokens(pieces, next) <= room - 1) out.insert(out.end(), tokens.begin(), tokens.end());
+  });
   if (is_complete())
     for (TokenId id : pieces.end_of_generation()) out.push_back(id);
   std::ranges::sort(out);
@@ -66,12 +88,27 @@ std::vector<TokenId> Constraint::allowed_tokens(const PieceIndex& pieces) const 
   return out;
 }
 
-bool Constraint::advance(std::string_view piece) {
-  int32_t at = node_;
-  for (char c : piece) {
-    at = trie_->child(at, static_cast<unsigned char>(c));
-    if (at < 0) return false;
+namespace {
+
+// The node `text` leads to from `at`, or -1 when it leaves the trie.
+int32_t walk(const CompletionTrie& trie, int32_t at, std::string_view text) {
+  for (char c : text) {
+    at = trie.child(at, static_cast<unsigned char>(c));
+    if (at < 0) return -1;
   }
+  return at;
+}
+
+}  // namespace
+
+int32_t Constraint::min_tokens_after(const PieceIndex& pieces, std::string_view text) {
+  const int32_t at = walk(*trie_, node_, text);
+  return at < 0 ? kUnreachable : min_tokens(pieces, at);
+}
+
+bool Constraint::advance(std::string_view piece) {
+  const int32_t at = walk(*trie_, node_, piece);
+  if (at < 0) return false;
   node_ = at;
   return true;
 }

@@ -1,7 +1,8 @@
 // Constrained decoding: the allowed-completions trie, which tokens each state allows (every
 // token sequence that spells a prefix, EOS only at a complete string), forced text for
-// jump-forward, spelling forced text with tokens, and end-to-end through the EngineCore with
-// random sampling: the output is always one of the allowed strings.
+// jump-forward, spelling forced text with tokens, the token budget, and end-to-end through the
+// EngineCore with random sampling: the output is always one of the allowed strings, even when
+// max_tokens leaves no token to spare.
 #include "engine/sampling/constraint.h"
 
 #include <algorithm>
@@ -43,17 +44,35 @@ TEST_CASE("Constraint allows every token that keeps the output a prefix of an al
   FakeTokenizer tok;
   PieceIndex pieces(tok, tok.vocab_size());
   auto c = make({"e2e3", "e2e4", "e2e4q"});
-  CHECK(pieces_of(c.allowed_tokens(pieces), pieces) == std::set<std::string>{"e", "e2", "e2e", "e2e4"});
+  CHECK(pieces_of(c.allowed_tokens(pieces, 32), pieces) == std::set<std::string>{"e", "e2", "e2e", "e2e4"});
   REQUIRE(c.advance("e2e"));
-  CHECK(pieces_of(c.allowed_tokens(pieces), pieces) == std::set<std::string>{"3", "4", "4q"});
+  CHECK(pieces_of(c.allowed_tokens(pieces, 32), pieces) == std::set<std::string>{"3", "4", "4q"});
   REQUIRE(c.advance("4"));
   CHECK(c.is_complete());
   CHECK_FALSE(c.is_finished());
   // Complete but extendable: "q" or end-of-generation.
-  CHECK(pieces_of(c.allowed_tokens(pieces), pieces) == std::set<std::string>{"q", "<eos>"});
+  CHECK(pieces_of(c.allowed_tokens(pieces, 32), pieces) == std::set<std::string>{"q", "<eos>"});
   CHECK_FALSE(c.advance("x"));
   REQUIRE(c.advance("q"));
   CHECK(c.is_finished());
+}
+
+TEST_CASE("Constraint allows only tokens after which an allowed string still fits the budget", "[engine]") {
+  FakeTokenizer tok;
+  PieceIndex pieces(tok, tok.vocab_size());
+  auto c = make({"e2e4", "abc"});
+  CHECK(c.min_tokens_to_complete(pieces) == 1);  // "e2e4" and "abc" are single tokens
+  CHECK(pieces_of(c.allowed_tokens(pieces, 1), pieces) == std::set<std::string>{"e2e4", "abc"});
+  // "e" leaves "2e4", two tokens at least ("2" "e4"); "a" leaves "bc", also two ("b" "c").
+  CHECK(pieces_of(c.allowed_tokens(pieces, 2), pieces) ==
+        std::set<std::string>{"e2", "e2e", "e2e4", "ab", "abc"});
+  CHECK(pieces_of(c.allowed_tokens(pieces, 3), pieces) ==
+        std::set<std::string>{"e", "e2", "e2e", "e2e4", "a", "ab", "abc"});
+  CHECK(c.allowed_tokens(pieces, 0).empty());
+  CHECK(c.min_tokens_after(pieces, "e") == 2);
+  CHECK(c.min_tokens_after(pieces, "x") == Constraint::kUnreachable);
+  auto unspellable = make({"\x01"});
+  CHECK(unspellable.min_tokens_to_complete(pieces) == Constraint::kUnreachable);
 }
 
 TEST_CASE("Constraint forced text runs to the next choice", "[engine]") {
@@ -120,7 +139,27 @@ TEST_CASE("Constrained requests always produce an allowed string", "[engine]") {
   CHECK(results.at(ids.back().first.value).tokens == std::vector<TokenId>{tok.id_of("Nf3")});
 }
 
-TEST_CASE("Jump-forward respects max_tokens", "[engine]") {
+TEST_CASE("A constrained request whose max_tokens cannot hold any allowed string is refused", "[engine]") {
+  FakeTokenizer tok;
+  FakeModel model;
+  EngineConfig cfg;
+  cfg.cache.dtype = KvDtype::F32;
+  EngineCore core(model, tok, cfg, 64);
+  GenerateRequest r;
+  r.prompt = "say:";
+  r.allowed_completions = {"Nf3 Nf3 Nf3", "e2e4 e2e4 e2e4 e2e4"};  // 5 and 7 tokens at least
+  r.sampling.max_tokens = 4;
+  auto refused = core.make_sequence(SeqId{1}, r, Clock::now());
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message == "max_tokens is 4 but the shortest allowed completion needs 5 tokens");
+  r.allowed_completions = {"\x01"};
+  r.sampling.max_tokens = 8;
+  auto unspellable = core.make_sequence(SeqId{2}, r, Clock::now());
+  REQUIRE_FALSE(unspellable);
+  CHECK(unspellable.error().message.find("no allowed completion can be spelled") != std::string::npos);
+}
+
+TEST_CASE("Jump-forward spells the whole answer within max_tokens", "[engine]") {
   FakeTokenizer tok;
   FakeModel model;
   EngineConfig cfg;
@@ -129,18 +168,50 @@ TEST_CASE("Jump-forward respects max_tokens", "[engine]") {
   GenerateRequest r;
   r.prompt = "say:";
   r.allowed_completions = {"Nf3 Nf3 Nf3"};  // one choice: spelled at once, 5 tokens
-  r.sampling.max_tokens = 2;
+  r.sampling.max_tokens = 5;
   core.add(*core.make_sequence(SeqId{1}, r, Clock::now()));
-  r.sampling.max_tokens = 8;
-  core.add(*core.make_sequence(SeqId{2}, r, Clock::now()));
   std::map<uint64_t, GenerateResult> results;
   while (core.has_work())
     for (auto& out : core.step())
       if (out.result) results[out.id.value] = *out.result;
-  CHECK(results.at(1).reason == FinishReason::Length);
-  CHECK(results.at(1).tokens.size() == 2);
-  CHECK(results.at(1).text == "Nf3 ");
-  CHECK(results.at(2).reason == FinishReason::Stop);
-  CHECK(results.at(2).text == "Nf3 Nf3 Nf3");
+  CHECK(results.at(1).reason == FinishReason::Stop);
+  CHECK(results.at(1).tokens.size() == 5);
+  CHECK(results.at(1).text == "Nf3 Nf3 Nf3");
   CHECK(core.metrics().num_steps == 0);  // nothing needed the model
+}
+
+TEST_CASE("Constrained output is complete even when max_tokens leaves no token to spare", "[engine]") {
+  FakeTokenizer tok;
+  FakeModel model;
+  PieceIndex pieces(tok, tok.vocab_size());
+  EngineConfig cfg;
+  cfg.cache.dtype = KvDtype::F32;
+  EngineCore core(model, tok, cfg, 256);
+  const std::vector<std::vector<std::string>> sets{
+      {"e2e3", "e2e4", "e2e4q"}, {"the end", "the ending", "thing"}, {"a1a2", "a1a3", "b1c3", "Nf3 e2e4"}};
+  std::map<uint64_t, size_t> set_of;
+  uint64_t next = 1;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const int32_t fewest = make(sets[s]).min_tokens_to_complete(pieces);
+    for (int rep = 0; rep < 12; ++rep) {
+      GenerateRequest r;
+      r.prompt = "Move " + std::to_string(rep) + ":";
+      r.allowed_completions = sets[s];
+      r.sampling.temperature = 2.0f;  // wander: try every spelling, short and long
+      r.sampling.seed = next;
+      r.sampling.max_tokens = fewest + rep % 2;
+      core.add(*core.make_sequence(SeqId{next}, r, Clock::now()));
+      set_of[next++] = s;
+    }
+  }
+  std::map<uint64_t, GenerateResult> results;
+  for (int i = 0; i < 200 && core.has_work(); ++i)
+    for (auto& out : core.step())
+      if (out.result) results[out.id.value] = *out.result;
+  REQUIRE(results.size() == set_of.size());
+  for (const auto& [id, s] : set_of) {
+    const auto& r = results.at(id);
+    INFO("request " << id << " text '" << r.text << "'");
+    CHECK(std::ranges::find(sets[s], r.text) != sets[s].end());
+  }
 }
