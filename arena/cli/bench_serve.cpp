@@ -102,6 +102,7 @@ nlohmann::json to_json(const engine::ServeRunStats& s) {
           {"kv_blocks_peak", s.kv_blocks_peak},
           {"kv_blocks_total", s.kv_blocks_total},
           {"kv_waste", s.kv_waste},
+          {"kv_waste_per_step", s.kv_waste_per_step},
           {"preemptions", s.preemptions},
           {"deadline_misses", s.deadline_misses},
           {"failed_requests", s.failed}};
@@ -147,9 +148,9 @@ int run_bench_serve(const ServeFlags& f) {
       f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
       w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.block_size,
       f.max_batched_tokens);
-  fmt::print("{:<18} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>7} {:>6}\n", "mode",
-             "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit", "kv peak",
-             "waste", "preempt", "missed");
+  fmt::print("{:<18} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>6} {:>7} {:>6}\n",
+             "mode", "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit", "kv peak",
+             "waste", "w/step", "preempt", "missed");
   nlohmann::json out = {{"model", f.model},
                         {"workload",
                          {{"agents", w.num_agents},
@@ -171,11 +172,10 @@ int run_bench_serve(const ServeFlags& f) {
     const auto& r = *stats;
     fmt::print(
         "{:<18} {:>7.2f} {:>9.1f} {:>8.1f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>6.3f} {:>5}/{:<5} "
-        "{:>5.1f}% "
-        "{:>7} {:>6}\n",
+        "{:>5.1f}% {:>5.1f}% {:>7} {:>6}\n",
         mode, r.requests_per_second, r.prompt_tokens_per_second, r.generated_tokens_per_second, r.ttft_p50,
         r.ttft_p99, r.queue_p50, r.queue_p99, r.prefix_hit_rate, r.kv_blocks_peak, r.kv_blocks_total,
-        100 * r.kv_waste, r.preemptions, r.deadline_misses);
+        100 * r.kv_waste, 100 * r.kv_waste_per_step, r.preemptions, r.deadline_misses);
     std::fflush(stdout);
     if (r.failed > 0) return fail(fmt::format("{}: {} requests did not run to their length", mode, r.failed));
     out["modes"][mode] = to_json(r);

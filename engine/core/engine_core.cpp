@@ -283,9 +283,13 @@ std::vector<RequestOutput> EngineCore::step() {
     int64_t empty = 0;
     for (const Sequence* seq : scheduler_.running())
       empty += static_cast<int64_t>(seq->kv.block_table.size()) * bs - seq->num_computed_tokens;
-    metrics_.kv_slots_allocated += int64_t{pool_.num_used()} * bs;
-    metrics_.kv_blocks_peak = std::max(metrics_.kv_blocks_peak, pool_.num_used());
+    const int64_t allocated = int64_t{pool_.num_used()} * bs;
+    const double duration = seconds(done - start);
+    metrics_.kv_slots_allocated += allocated;
     metrics_.kv_slots_empty += empty;
+    metrics_.kv_slot_seconds += duration * static_cast<double>(allocated);
+    metrics_.kv_empty_slot_seconds += duration * static_cast<double>(empty);
+    metrics_.kv_blocks_peak = std::max(metrics_.kv_blocks_peak, pool_.num_used());
     ++metrics_.num_steps;
     metrics_.batch_size.observe(static_cast<double>(out.seqs.size()));
 

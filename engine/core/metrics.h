@@ -49,6 +49,8 @@ struct MetricsSnapshot {
   int64_t num_steps = 0;
   int64_t kv_slots_allocated = 0;  // sum over steps of allocated slots (used blocks x block size)
   int64_t kv_slots_empty = 0;      // sum over steps of allocated slots holding no token
+  double kv_slot_seconds = 0;        // integral over step time of allocated slots
+  double kv_empty_slot_seconds = 0;  // integral over step time of allocated slots holding no token
   Histogram time_to_first_token = Histogram::with_bounds(latency_buckets());
   Histogram inter_token_latency = Histogram::with_bounds(latency_buckets());
   Histogram queue_time = Histogram::with_bounds(latency_buckets());
@@ -61,8 +63,12 @@ struct MetricsSnapshot {
   double prefix_hit_rate() const {
     return prefix_cache_queries ? double(prefix_cache_hits) / double(prefix_cache_queries) : 0.0;
   }
-  // Fraction of allocated KV slots that held no token, over all steps.
-  double kv_waste() const {
+  // Fraction of the allocated KV memory that held no token, averaged over the engine's working
+  // time (each step's state weighted by how long it lasted): memory wasted is memory x time.
+  double kv_waste() const { return kv_slot_seconds > 0 ? kv_empty_slot_seconds / kv_slot_seconds : 0.0; }
+  // The same averaged over steps, each counting once whatever its length (a 512-token prefill
+  // step weighs as much as a one-token decode step).
+  double kv_waste_per_step() const {
     return kv_slots_allocated ? double(kv_slots_empty) / double(kv_slots_allocated) : 0.0;
   }
 };

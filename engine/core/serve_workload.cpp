@@ -100,6 +100,7 @@ std::expected<ServeRunStats, Error> run_serve_workload(LanguageModel& model, con
   stats.kv_blocks_peak = m.kv_blocks_peak;
   stats.kv_blocks_total = m.kv_blocks_total;
   stats.kv_waste = m.kv_waste();
+  stats.kv_waste_per_step = m.kv_waste_per_step();
   stats.preemptions = m.num_preemptions;
   stats.deadline_misses = m.deadline_misses;
   return stats;

@@ -38,7 +38,8 @@ struct ServeRunStats {
   double prefix_hit_rate = 0;
   int32_t kv_blocks_peak = 0;
   int32_t kv_blocks_total = 0;
-  double kv_waste = 0;  // fraction of allocated KV slots holding no token, over all steps
+  double kv_waste = 0;           // fraction of allocated KV slots holding no token, over time
+  double kv_waste_per_step = 0;  // the same, averaged over steps (see MetricsSnapshot)
   int64_t preemptions = 0;
   int64_t deadline_misses = 0;
   int64_t failed = 0;  // requests that did not finish with FinishReason::Length

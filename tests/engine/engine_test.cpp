@@ -313,3 +313,28 @@ TEST_CASE("EngineCore prefix cache: a shared system prompt is computed once", "[
   CHECK(m.prefix_cache_queries == 65 + 4 * 65);
   CHECK(m.prefix_cache_hits == 4 * 64);
 }
+
+TEST_CASE("EngineCore KV waste counts the empty slots of each sequence's last block", "[engine]") {
+  FakeTokenizer tok;
+  FakeModel model;
+  EngineConfig cfg;
+  cfg.cache.dtype = KvDtype::F32;
+  EngineCore core(model, tok, cfg, 64);
+  GenerateRequest r;
+  r.prompt_tokens.assign(16, 7);  // exactly one block of 16
+  r.sampling.max_tokens = 4;
+  r.sampling.ignore_eos = true;
+  core.add(*core.make_sequence(SeqId{1}, r, Clock::now()));
+  while (core.has_work()) core.step();
+  // Steps: the prefill fills block 1 (0 empty); decodes write tokens 17, 18 and 19 into block 2
+  // (15, 14 and 13 of its slots empty); the 4th token is sampled but never computed.
+  const auto& m = core.metrics();
+  REQUIRE(m.num_steps == 4);
+  CHECK(m.kv_slots_allocated == 16 + 3 * 32);
+  CHECK(m.kv_slots_empty == 15 + 14 + 13);
+  CHECK(m.kv_waste_per_step() == Approx(42.0 / 112.0));
+  // Over time the same states are weighted by their steps' lengths: between the extremes.
+  CHECK(m.kv_waste() >= 0.0);
+  CHECK(m.kv_waste() <= 15.0 / 32.0);
+  CHECK(m.kv_slot_seconds > 0.0);
+}
