@@ -47,8 +47,8 @@ struct MetricsSnapshot {
   int64_t num_requests_rejected = 0;  // submit refused (queue full, bad request)
   int64_t deadline_misses = 0;        // requests finished after their deadline
   int64_t num_steps = 0;
-  int64_t kv_slots_allocated = 0;  // sum over steps of allocated slots (used blocks x block size)
-  int64_t kv_slots_empty = 0;      // sum over steps of allocated slots holding no token
+  int64_t kv_slots_allocated = 0;    // sum over steps of allocated slots (used blocks x block size)
+  int64_t kv_slots_empty = 0;        // sum over steps of allocated slots holding no token
   double kv_slot_seconds = 0;        // integral over step time of allocated slots
   double kv_empty_slot_seconds = 0;  // integral over step time of allocated slots holding no token
   Histogram time_to_first_token = Histogram::with_bounds(latency_buckets());

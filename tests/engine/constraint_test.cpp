@@ -14,10 +14,12 @@
 
 #include "engine/core/engine_core.h"
 #include "tests/engine/serve_fakes.h"
+#include "tests/engine/serve_harness.h"
 
 using namespace engine;
-using arena::test::FakeModel;
+using arena::test::FakeCore;
 using arena::test::FakeTokenizer;
+using arena::test::run_until_done;
 
 namespace {
 
@@ -97,54 +99,52 @@ TEST_CASE("tokens_spelling spells text exactly with the vocabulary", "[engine]")
 }
 
 TEST_CASE("Constrained requests always produce an allowed string", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  EngineCore core(model, tok, cfg, 256);
+  FakeCore fake(256);
+  PieceIndex pieces(fake.tok, fake.tok.vocab_size());
   const std::vector<std::vector<std::string>> sets{
       {"e2e3", "e2e4", "e2e4q"},
       {"Nf3", "Nc3", "e4", "e2e4", "d4", "abc", "ab"},
       {"the end", "the ending", "thing"},
-      {"a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1a7", "a1a8", "b1c3"},
+      {"a1a2", "a1a3", "a1a4", "a1a5", "a1a6", "a1a7", "a1a8", "b1c3", "Nf3 e2e4"},
       {"Nf3"}};
-  std::vector<std::pair<RequestId, size_t>> ids;
+  struct Asked {
+    size_t set;
+    bool roomy;  // max_tokens to spare (else just enough for the shortest allowed string)
+  };
+  std::map<uint64_t, Asked> asked;
   uint64_t next = 1;
   for (size_t s = 0; s < sets.size(); ++s) {
-    for (int rep = 0; rep < 8; ++rep) {
+    const int32_t fewest = make(sets[s]).min_tokens_to_complete(pieces);
+    for (int rep = 0; rep < 16; ++rep) {
+      const bool roomy = rep < 8;
       GenerateRequest r;
       r.prompt = "Move " + std::to_string(rep) + ":";
       r.allowed_completions = sets[s];
-      r.sampling.temperature = rep == 0 ? 0.0f : 1.5f;
+      r.sampling.temperature = rep == 0 ? 0.0f : roomy ? 1.5f : 2.0f;  // hot: try long spellings too
       r.sampling.seed = next;
-      r.sampling.max_tokens = 32;
-      auto seq = core.make_sequence(SeqId{next}, r, Clock::now());
+      r.sampling.max_tokens = roomy ? 32 : fewest + rep % 2;
+      auto seq = fake.core.make_sequence(SeqId{next}, r, Clock::now());
       REQUIRE(seq);
-      core.add(std::move(*seq));
-      ids.push_back({SeqId{next++}, s});
+      fake.core.add(std::move(*seq));
+      asked[next++] = {s, roomy};
     }
   }
-  std::map<uint64_t, GenerateResult> results;
-  for (int i = 0; i < 200 && core.has_work(); ++i)
-    for (auto& out : core.step())
-      if (out.result) results[out.id.value] = *out.result;
-  REQUIRE(results.size() == ids.size());
-  for (auto [id, s] : ids) {
-    const auto& r = results.at(id.value);
-    INFO("request " << id.value << " text '" << r.text << "'");
-    CHECK(r.reason == FinishReason::Stop);
-    CHECK(std::ranges::find(sets[s], r.text) != sets[s].end());
+  const auto results = run_until_done(fake.core, 200);
+  REQUIRE(results.size() == asked.size());
+  for (const auto& [id, a] : asked) {
+    const auto& r = results.at(id);
+    INFO("request " << id << " text '" << r.text << "'");
+    CHECK(std::ranges::find(sets[a.set], r.text) != sets[a.set].end());
+    // A complete string that a longer one extends ("e2e4", "e2e4q") may end a tight budget.
+    if (a.roomy) CHECK(r.reason == FinishReason::Stop);
   }
   // The single-choice set is spelled by jump-forward, without sampling a token.
-  CHECK(results.at(ids.back().first.value).tokens == std::vector<TokenId>{tok.id_of("Nf3")});
+  CHECK(results.at(asked.rbegin()->first).tokens == std::vector<TokenId>{fake.tok.id_of("Nf3")});
 }
 
 TEST_CASE("A constrained request whose max_tokens cannot hold any allowed string is refused", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  EngineCore core(model, tok, cfg, 64);
+  FakeCore fake(64);
+  EngineCore& core = fake.core;
   GenerateRequest r;
   r.prompt = "say:";
   r.allowed_completions = {"Nf3 Nf3 Nf3", "e2e4 e2e4 e2e4 e2e4"};  // 5 and 7 tokens at least
@@ -160,58 +160,15 @@ TEST_CASE("A constrained request whose max_tokens cannot hold any allowed string
 }
 
 TEST_CASE("Jump-forward spells the whole answer within max_tokens", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  EngineCore core(model, tok, cfg, 64);
+  FakeCore fake(64);
   GenerateRequest r;
   r.prompt = "say:";
   r.allowed_completions = {"Nf3 Nf3 Nf3"};  // one choice: spelled at once, 5 tokens
   r.sampling.max_tokens = 5;
-  core.add(*core.make_sequence(SeqId{1}, r, Clock::now()));
-  std::map<uint64_t, GenerateResult> results;
-  while (core.has_work())
-    for (auto& out : core.step())
-      if (out.result) results[out.id.value] = *out.result;
+  fake.core.add(*fake.core.make_sequence(SeqId{1}, r, Clock::now()));
+  const auto results = run_until_done(fake.core);
   CHECK(results.at(1).reason == FinishReason::Stop);
   CHECK(results.at(1).tokens.size() == 5);
   CHECK(results.at(1).text == "Nf3 Nf3 Nf3");
-  CHECK(core.metrics().num_steps == 0);  // nothing needed the model
-}
-
-TEST_CASE("Constrained output is complete even when max_tokens leaves no token to spare", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  PieceIndex pieces(tok, tok.vocab_size());
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  EngineCore core(model, tok, cfg, 256);
-  const std::vector<std::vector<std::string>> sets{
-      {"e2e3", "e2e4", "e2e4q"}, {"the end", "the ending", "thing"}, {"a1a2", "a1a3", "b1c3", "Nf3 e2e4"}};
-  std::map<uint64_t, size_t> set_of;
-  uint64_t next = 1;
-  for (size_t s = 0; s < sets.size(); ++s) {
-    const int32_t fewest = make(sets[s]).min_tokens_to_complete(pieces);
-    for (int rep = 0; rep < 12; ++rep) {
-      GenerateRequest r;
-      r.prompt = "Move " + std::to_string(rep) + ":";
-      r.allowed_completions = sets[s];
-      r.sampling.temperature = 2.0f;  // wander: try every spelling, short and long
-      r.sampling.seed = next;
-      r.sampling.max_tokens = fewest + rep % 2;
-      core.add(*core.make_sequence(SeqId{next}, r, Clock::now()));
-      set_of[next++] = s;
-    }
-  }
-  std::map<uint64_t, GenerateResult> results;
-  for (int i = 0; i < 200 && core.has_work(); ++i)
-    for (auto& out : core.step())
-      if (out.result) results[out.id.value] = *out.result;
-  REQUIRE(results.size() == set_of.size());
-  for (const auto& [id, s] : set_of) {
-    const auto& r = results.at(id);
-    INFO("request " << id << " text '" << r.text << "'");
-    CHECK(std::ranges::find(sets[s], r.text) != sets[s].end());
-  }
+  CHECK(fake.core.metrics().num_steps == 0);  // nothing needed the model
 }

@@ -13,8 +13,10 @@
 #include "tests/engine/serve_harness.h"
 
 using namespace engine;
+using arena::test::FakeCore;
 using arena::test::FakeModel;
 using arena::test::FakeTokenizer;
+using arena::test::run_until_done;
 
 namespace {
 
@@ -225,13 +227,11 @@ TEST_CASE("Engine cancels waiting requests and finishes every request at shutdow
 }
 
 TEST_CASE("EngineCore cancellation mid-prefill and mid-decode frees the blocks", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  cfg.cache.enable_prefix_cache = false;
-  cfg.scheduler.max_num_batched_tokens = 16;
-  EngineCore core(model, tok, cfg, 32);
+  FakeCore fake(32, [](EngineConfig& cfg) {
+    cfg.cache.enable_prefix_cache = false;
+    cfg.scheduler.max_num_batched_tokens = 16;
+  });
+  EngineCore& core = fake.core;
   GenerateRequest r;
   r.prompt_tokens.assign(40, 9);
   r.sampling.max_tokens = 20;
@@ -258,12 +258,8 @@ TEST_CASE("EngineCore cancellation mid-prefill and mid-decode frees the blocks",
 }
 
 TEST_CASE("EngineCore serves earliest deadline first and counts deadline misses", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  cfg.scheduler.mode = BatchingMode::Sequential;
-  EngineCore core(model, tok, cfg, 64);
+  FakeCore fake(64, [](EngineConfig& cfg) { cfg.scheduler.mode = BatchingMode::Sequential; });
+  EngineCore& core = fake.core;
   const auto now = Clock::now();
   GenerateRequest r;
   r.prompt = "abc";
@@ -283,11 +279,8 @@ TEST_CASE("EngineCore serves earliest deadline first and counts deadline misses"
 }
 
 TEST_CASE("EngineCore prefix cache: a shared system prompt is computed once", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  EngineCore core(model, tok, cfg, 128);
+  FakeCore fake(128);
+  EngineCore& core = fake.core;
   std::vector<TokenId> system(64, 0);
   for (size_t i = 0; i < system.size(); ++i) system[i] = static_cast<TokenId>(2 + i % 90);
   GenerateRequest first;
@@ -303,23 +296,17 @@ TEST_CASE("EngineCore prefix cache: a shared system prompt is computed once", "[
     r.sampling.max_tokens = 2;
     core.add(*core.make_sequence(SeqId{id}, r, Clock::now()));
   }
-  std::vector<GenerateResult> results;
-  while (core.has_work())
-    for (auto& out : core.step())
-      if (out.result) results.push_back(*out.result);
+  const auto results = run_until_done(core);
   REQUIRE(results.size() == 4);
-  for (const auto& res : results) CHECK(res.num_cached_prompt_tokens == 64);
+  for (const auto& [id, res] : results) CHECK(res.num_cached_prompt_tokens == 64);
   const auto& m = core.metrics();
   CHECK(m.prefix_cache_queries == 65 + 4 * 65);
   CHECK(m.prefix_cache_hits == 4 * 64);
 }
 
 TEST_CASE("EngineCore KV waste counts the empty slots of each sequence's last block", "[engine]") {
-  FakeTokenizer tok;
-  FakeModel model;
-  EngineConfig cfg;
-  cfg.cache.dtype = KvDtype::F32;
-  EngineCore core(model, tok, cfg, 64);
+  FakeCore fake(64);
+  EngineCore& core = fake.core;
   GenerateRequest r;
   r.prompt_tokens.assign(16, 7);  // exactly one block of 16
   r.sampling.max_tokens = 4;

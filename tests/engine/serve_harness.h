@@ -1,6 +1,7 @@
 // Drives an EngineCore step by step for tests: requests arrive in waves (each wave after a
 // given number of steps), every request's result and every sampled row's logits are kept.
-// Used by the invariance tests on the fake model and on the real test models.
+// Used by the invariance tests on the fake model and on the real test models. Also a core over
+// the fake model, and a loop that runs any core to the end.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -9,8 +10,39 @@
 #include <vector>
 
 #include "engine/core/engine_core.h"
+#include "tests/engine/serve_fakes.h"
 
 namespace arena::test {
+
+// An EngineCore over the fake model and tokenizer: an F32 cache of `num_blocks` blocks and the
+// `adjust`ed default configuration.
+struct FakeCore {
+  FakeTokenizer tok;
+  FakeModel model;
+  engine::EngineCore core;
+  explicit FakeCore(int32_t num_blocks, void (*adjust)(engine::EngineConfig&) = nullptr)
+      : core(model, tok, config(adjust), num_blocks) {}
+
+ private:
+  static engine::EngineConfig config(void (*adjust)(engine::EngineConfig&)) {
+    engine::EngineConfig cfg;
+    cfg.cache.dtype = engine::KvDtype::F32;
+    if (adjust) adjust(cfg);
+    return cfg;
+  }
+};
+
+// Steps `core` until it has no work (failing past `max_steps`); every final result by id.
+inline std::map<uint64_t, engine::GenerateResult> run_until_done(engine::EngineCore& core,
+                                                                 int max_steps = 100000) {
+  std::map<uint64_t, engine::GenerateResult> results;
+  for (int i = 0; core.has_work(); ++i) {
+    REQUIRE(i < max_steps);
+    for (auto& out : core.step())
+      if (out.result) results[out.id.value] = *out.result;
+  }
+  return results;
+}
 
 struct Observed {
   engine::GenerateResult result;
