@@ -161,7 +161,7 @@ bool EngineCore::jump_forward(Sequence& seq, bool& hit_stop_string) {
     return false;
   // They are prefilled in the next step, like any token not yet computed.
   for (TokenId id : ids) append_output(seq, id, hit_stop_string);
-  return seq.constraint->is_finished();
+  return constraint.is_finished();
 }
 
 std::optional<FinishReason> EngineCore::advance(Sequence& seq, std::span<const float> logits,
