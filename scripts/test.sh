@@ -13,5 +13,7 @@ if [[ "${1:-}" == --slow ]]; then
   shift
 fi
 
+source "$root/scripts/testdata.sh"
+arena_find_testdata "$root"
 bash "$root/scripts/build.sh" "$build"
 ctest --test-dir "$build" --label-regex "$labels" --output-on-failure --parallel "$(nproc)" "$@"
