@@ -36,8 +36,8 @@ struct ServeFlags {
   std::string model = kDefaultModel;
   engine::ServeWorkload workload;
   std::string modes = kAllModes;
-  int32_t max_batched_tokens = 512;
-  int32_t block_size = 16;
+  int32_t max_batched_tokens = engine::SchedulerConfig{}.max_num_batched_tokens;
+  int32_t block_size = engine::CacheConfig{}.block_size;
   int threads = 0;
   std::string kv_dtype = "f16";
   std::string kv_memory;

@@ -23,9 +23,12 @@ const char* to_string(BatchingMode mode);
 
 struct SchedulerConfig {
   BatchingMode mode = BatchingMode::Continuous;
-  int32_t max_num_seqs = 64;             // running sequences at most
-  int32_t max_num_batched_tokens = 512;  // token budget of one step (prefill chunks + decodes)
-  int32_t max_queue = 1024;              // waiting requests at most; submit fails beyond it
+  int32_t max_num_seqs = 64;  // running sequences at most
+  // Token budget of one step (prefill chunks + decodes). Large steps amortize each weight read
+  // over more tokens, and a tick's prompts finish prefill in fewer steps, so fewer decodes sit
+  // through them (docs/benchmarks.md); a smaller budget shortens the steps decodes wait for.
+  int32_t max_num_batched_tokens = 2048;
+  int32_t max_queue = 1024;  // waiting requests at most; submit fails beyond it
 };
 
 struct CacheConfig {

@@ -105,6 +105,27 @@ void KvCacheManager::cache_full_blocks(Sequence& seq) {
   kv.num_hashed_blocks = std::max(kv.num_hashed_blocks, num_full);
 }
 
+std::vector<BlockHash> KvCacheManager::hashes_completed_by(const Sequence& seq, int32_t end) const {
+  std::vector<BlockHash> hashes;
+  if (!enable_prefix_cache_) return hashes;
+  const int32_t bs = block_size();
+  const auto tokens = seq.tokens();
+  BlockHash parent = seq.kv.num_hashed_blocks == 0 ? kRootHash : seq.kv.last_hash;
+  for (int32_t i = seq.kv.num_hashed_blocks; i < end / bs; ++i) {
+    parent = hash_block(parent, tokens.subspan(static_cast<size_t>(i) * bs, static_cast<size_t>(bs)));
+    hashes.push_back(parent);
+  }
+  return hashes;
+}
+
+std::optional<BlockHash> KvCacheManager::next_block_hash(const Sequence& seq, const CachedPrefix& hit) const {
+  if (!enable_prefix_cache_) return std::nullopt;
+  const int32_t bs = block_size();
+  if (static_cast<int32_t>(hit.blocks.size()) >= (seq.num_tokens() - 1) / bs) return std::nullopt;
+  return hash_block(hit.last_hash,
+                    seq.tokens().subspan(static_cast<size_t>(hit.num_tokens), static_cast<size_t>(bs)));
+}
+
 void KvCacheManager::free(Sequence& seq) {
   auto& table = seq.kv.block_table;
   for (auto it = table.rbegin(); it != table.rend(); ++it) pool_.release(*it);

@@ -47,6 +47,14 @@ class KvCacheManager {
   // Registers `seq`'s full, computed blocks in the prefix cache (no-op when disabled).
   void cache_full_blocks(Sequence& seq);
 
+  // Chain hashes of the full blocks `seq` completes when its computed tokens reach `end` (the
+  // blocks past those already registered); what the step being scheduled will cache. Empty
+  // when the prefix cache is disabled.
+  std::vector<BlockHash> hashes_completed_by(const Sequence& seq, int32_t end) const;
+  // The chain hash of the block right after `hit`, when find_cached_prefix could ever return
+  // it (it is full and within the num_tokens - 1 cap); nullopt otherwise or when disabled.
+  std::optional<BlockHash> next_block_hash(const Sequence& seq, const CachedPrefix& hit) const;
+
   // Returns every block of `seq` to the pool, last block first (so tails are evicted first).
   void free(Sequence& seq);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <unordered_set>
 
 namespace engine {
 
@@ -63,6 +64,14 @@ SchedulerOutput Scheduler::schedule() {
   if (config_.mode != BatchingMode::Continuous && running_.empty())
     batch_quota_ = std::min(static_cast<int32_t>(waiting_.size()), config_.max_num_seqs);
 
+  // Full blocks this step computes. A waiting sequence whose next block is among them waits one
+  // step and then finds it cached, instead of computing it a second time in the same step (a
+  // shared system prompt arriving with many requests at once is computed once).
+  std::unordered_set<BlockHash> in_flight;
+  auto note_in_flight = [&](const Sequence& seq, int32_t n) {
+    for (BlockHash h : kv_.hashes_completed_by(seq, seq.num_computed_tokens + n)) in_flight.insert(h);
+  };
+
   // Running sequences, most urgent first; victims of preemption come from the back.
   for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
     Sequence* seq = running_[i];
@@ -79,17 +88,23 @@ SchedulerOutput Scheduler::schedule() {
       }
     }
     if (!scheduled) break;
+    note_in_flight(*seq, n);
     out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
     budget -= n;
   }
 
   // Admissions, only in steps without preemption (blocks are short otherwise).
-  while (out.preempted.empty() && !waiting_.empty() && budget > 0 && may_admit()) {
-    Sequence* seq = *waiting_.begin();
+  for (auto it = waiting_.begin();
+       out.preempted.empty() && it != waiting_.end() && budget > 0 && may_admit();) {
+    Sequence* seq = *it;
     const CachedPrefix hit = kv_.find_cached_prefix(*seq);
+    if (const auto next = kv_.next_block_hash(*seq, hit); next && in_flight.contains(*next)) {
+      ++it;  // its next block is being computed now: admit it next step, as a cache hit
+      continue;
+    }
     const int32_t n = std::min(seq->num_tokens() - hit.num_tokens, budget);
     if (!kv_.allocate_slots(*seq, n, &hit)) break;  // head of line waits for free blocks
-    waiting_.erase(waiting_.begin());
+    it = waiting_.erase(it);
     seq->num_computed_tokens = hit.num_tokens;
     seq->status = SeqStatus::Running;
     if (seq->num_cached_prompt_tokens < 0)
@@ -100,6 +115,7 @@ SchedulerOutput Scheduler::schedule() {
     }
     if (config_.mode != BatchingMode::Continuous) --batch_quota_;
     insert_running(seq);
+    note_in_flight(*seq, n);
     out.admitted.push_back(seq->id());
     out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
     budget -= n;

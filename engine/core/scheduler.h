@@ -2,8 +2,10 @@
 // list, the step's token budget and max_num_seqs, and preemption by recompute when KV blocks
 // run out. One rule (vLLM's): each step, every running sequence gets tokens until its
 // num_computed_tokens catches up with its tokens, within the budget; prefill, chunked prefill,
-// decode and prefix hits are one code path. It asks the KvCacheManager for blocks and never
-// reads block internals.
+// decode and prefix hits are one code path. A waiting sequence whose next uncached block is
+// being computed in the same step by another waits one step to hit it (SGLang's in-batch prefix
+// caching), so a shared prompt that arrives with many requests is computed once. It asks the KvCacheManager
+// for blocks and never reads block internals.
 #pragma once
 
 #include <cstdint>

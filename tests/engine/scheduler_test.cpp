@@ -1,7 +1,8 @@
 // Scheduler: the token budget and chunked prefill, max_num_seqs, deadline/priority/arrival
-// order, preemption by recompute, static and sequential modes, and a seeded property test of
-// random submit / cancel / finish events checking that no block leaks and reference counts
-// always equal the number of tables holding each block.
+// order, deferral of a request whose prefix is being computed, preemption by recompute, static
+// and sequential modes, and a seeded property test of random submit / cancel / finish events
+// checking that no block leaks and reference counts always equal the number of tables holding
+// each block.
 #include "engine/core/scheduler.h"
 
 #include <catch2/catch.hpp>
@@ -129,6 +130,28 @@ TEST_CASE("Scheduler preempts the least urgent running sequence by recompute", "
   out = h.step();  // b comes back, its cached full block reused
   CHECK(tokens_of(out, 2) == uncached);
   CHECK(out.num_prefix_hits == 4);
+}
+
+TEST_CASE("Scheduler defers a request whose next block another computes in the same step", "[engine]") {
+  SchedulerConfig cfg;
+  cfg.max_num_batched_tokens = 64;
+  const bool prefix = GENERATE(true, false);
+  Harness h(64, 4, cfg, prefix);
+  h.add(1, 10);      // tokens 0..9: completes blocks [0..3] and [4..7] in its first step
+  h.add(2, 12);      // tokens 0..11: shares those two blocks
+  h.add(3, 5, 100);  // unrelated: not held back by the deferred request ahead of it
+  auto out = h.step();
+  CHECK(tokens_of(out, 1) == 10);
+  CHECK(tokens_of(out, 3) == 5);
+  if (prefix) {
+    CHECK(tokens_of(out, 2) == 0);
+    CHECK(h.sched.num_waiting() == 1);
+    out = h.step();
+    CHECK(tokens_of(out, 2) == 4);  // blocks 0 and 1 hit; only [8..11] is computed
+    CHECK(out.num_prefix_hits == 8);
+  } else {
+    CHECK(tokens_of(out, 2) == 12);  // without a cache there is nothing to wait for
+  }
 }
 
 TEST_CASE("Scheduler static mode admits a new batch only after the previous one finished", "[engine]") {
