@@ -252,6 +252,11 @@ std::vector<RequestOutput> EngineCore::step() {
   for (SeqId id : out.preempted)
     log(fmt::format("preempted request {} (KV cache full: {} of {} blocks in use); it will be recomputed",
                     id.value, pool_.num_used(), pool_.num_blocks()));
+  for (SeqId id : out.displaced)
+    log(
+        fmt::format("preempted request {} for a more urgent one (earlier deadline or smaller priority "
+                    "value); it will be recomputed",
+                    id.value));
   metrics_.num_preemptions = scheduler_.num_preemptions();
   metrics_.prefix_cache_queries += out.num_prefix_queries;
   metrics_.prefix_cache_hits += out.num_prefix_hits;

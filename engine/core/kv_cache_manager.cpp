@@ -54,23 +54,29 @@ CachedPrefix KvCacheManager::find_cached_prefix(const Sequence& seq) const {
   return hit;
 }
 
-std::optional<int32_t> KvCacheManager::allocate_slots(Sequence& seq, int32_t num_new_tokens,
-                                                      const CachedPrefix* hit) {
-  auto& table = seq.kv.block_table;
-  const int32_t bs = block_size();
-  int32_t num_reused_free = 0;  // cached blocks that must leave the free list to be reused
-  int32_t start = seq.num_computed_tokens;
+int32_t KvCacheManager::blocks_to_take(const Sequence& seq, int32_t num_new_tokens,
+                                       const CachedPrefix* hit) const {
+  int32_t num_reused_free = 0;
   if (hit) {
-    assert(table.empty() && seq.num_computed_tokens == 0);
+    assert(seq.kv.block_table.empty() && seq.num_computed_tokens == 0);
     for (BlockId b : hit->blocks)
       if (pool_.ref_count(b) == 0) ++num_reused_free;
-    start = hit->num_tokens;
   }
-  const int32_t num_have =
-      hit ? static_cast<int32_t>(hit->blocks.size()) : static_cast<int32_t>(table.size());
-  const int32_t num_needed = std::max(0, ceil_div(start + num_new_tokens, bs) - num_have);
-  if (num_needed + num_reused_free > pool_.num_free()) return std::nullopt;
+  const int32_t start = hit ? hit->num_tokens : seq.num_computed_tokens;
+  const auto num_have = static_cast<int32_t>(hit ? hit->blocks.size() : seq.kv.block_table.size());
+  return num_reused_free + std::max(0, ceil_div(start + num_new_tokens, block_size()) - num_have);
+}
 
+bool KvCacheManager::can_allocate(const Sequence& seq, int32_t num_new_tokens,
+                                  const CachedPrefix* hit) const {
+  return blocks_to_take(seq, num_new_tokens, hit) <= pool_.num_free();
+}
+
+std::optional<int32_t> KvCacheManager::allocate_slots(Sequence& seq, int32_t num_new_tokens,
+                                                      const CachedPrefix* hit) {
+  if (!can_allocate(seq, num_new_tokens, hit)) return std::nullopt;
+  auto& table = seq.kv.block_table;
+  const int32_t start = hit ? hit->num_tokens : seq.num_computed_tokens;
   if (hit) {
     for (BlockId b : hit->blocks) {
       pool_.acquire(b);
@@ -80,6 +86,8 @@ std::optional<int32_t> KvCacheManager::allocate_slots(Sequence& seq, int32_t num
     seq.kv.last_hash = hit->last_hash;
     seq.kv.last_prefix = hit->last_prefix;
   }
+  const int32_t num_needed =
+      std::max(0, ceil_div(start + num_new_tokens, block_size()) - static_cast<int32_t>(table.size()));
   for (int32_t i = 0; i < num_needed; ++i) {
     const auto b = pool_.allocate();
     assert(b && "free blocks were counted above");

@@ -39,10 +39,12 @@ class KvCacheManager {
 
   // Gives `seq` blocks for `num_new_tokens` more tokens after its computed ones. On a first
   // admission, `hit` (from find_cached_prefix, just before) becomes the head of its table and
-  // the new tokens come after it. Returns the number of blocks taken from the free list, or
+  // the new tokens come after it. Returns the number of newly allocated blocks, or
   // nullopt (and changes nothing) when the pool has too few free blocks.
   std::optional<int32_t> allocate_slots(Sequence& seq, int32_t num_new_tokens,
                                         const CachedPrefix* hit = nullptr);
+  // Whether allocate_slots with the same arguments would succeed now.
+  bool can_allocate(const Sequence& seq, int32_t num_new_tokens, const CachedPrefix* hit = nullptr) const;
 
   // Registers `seq`'s full, computed blocks in the prefix cache (no-op when disabled).
   void cache_full_blocks(Sequence& seq);
@@ -59,6 +61,10 @@ class KvCacheManager {
   void free(Sequence& seq);
 
  private:
+  // Blocks allocate_slots must take off the free list: new ones, and unreferenced cached ones
+  // that a first admission's `hit` reuses.
+  int32_t blocks_to_take(const Sequence& seq, int32_t num_new_tokens, const CachedPrefix* hit) const;
+
   BlockPool& pool_;
   bool enable_prefix_cache_;
 };

@@ -7,11 +7,15 @@
 
 namespace engine {
 
-bool Scheduler::Urgency::operator()(const Sequence* a, const Sequence* b) const {
+bool Scheduler::outranks(const Sequence& a, const Sequence& b) {
   const auto never = Clock::time_point::max();
-  const auto da = a->deadline.value_or(never), db = b->deadline.value_or(never);
-  if (da != db) return da < db;
-  if (a->priority != b->priority) return a->priority < b->priority;
+  const auto da = a.deadline.value_or(never), db = b.deadline.value_or(never);
+  return da != db ? da < db : a.priority < b.priority;
+}
+
+bool Scheduler::Urgency::operator()(const Sequence* a, const Sequence* b) const {
+  if (outranks(*a, *b)) return true;
+  if (outranks(*b, *a)) return false;
   return a->id() < b->id();
 }
 
@@ -39,7 +43,7 @@ void Scheduler::insert_running(Sequence* seq) {
   running_.insert(std::ranges::upper_bound(running_, seq, Urgency{}), seq);
 }
 
-void Scheduler::preempt(Sequence* seq, SchedulerOutput& out) {
+void Scheduler::preempt(Sequence* seq, std::vector<SeqId>& record) {
   // Preemption by recompute: drop the KV (its full blocks stay cached until evicted) and queue
   // the sequence again with all its tokens, the generated ones included.
   kv_.free(*seq);
@@ -48,8 +52,19 @@ void Scheduler::preempt(Sequence* seq, SchedulerOutput& out) {
   ++seq->num_preemptions;
   ++num_preemptions_;
   waiting_.insert(seq);
-  out.preempted.push_back(seq->id());
+  record.push_back(seq->id());
   if (config_.mode != BatchingMode::Continuous) ++batch_quota_;  // it rejoins its own batch
+}
+
+void Scheduler::displace_for(const Sequence& urgent, SchedulerOutput& out) {
+  const CachedPrefix hit = kv_.find_cached_prefix(urgent);
+  const int32_t first_chunk = std::min(urgent.num_tokens() - hit.num_tokens, config_.max_num_batched_tokens);
+  while (!running_.empty() && outranks(urgent, *running_.back()) &&
+         (num_running() >= config_.max_num_seqs || !kv_.can_allocate(urgent, first_chunk, &hit))) {
+    Sequence* victim = running_.back();
+    running_.pop_back();
+    preempt(victim, out.displaced);
+  }
 }
 
 bool Scheduler::may_admit() const {
@@ -63,6 +78,7 @@ SchedulerOutput Scheduler::schedule() {
   // Static and sequential modes: a new batch opens only once the previous one has finished.
   if (config_.mode != BatchingMode::Continuous && running_.empty())
     batch_quota_ = std::min(static_cast<int32_t>(waiting_.size()), config_.max_num_seqs);
+  if (config_.mode == BatchingMode::Continuous && !waiting_.empty()) displace_for(*next_waiting(), out);
 
   // Full blocks this step computes. A waiting sequence whose next block is among them waits one
   // step and then finds it cached, instead of computing it a second time in the same step (a
@@ -81,7 +97,7 @@ SchedulerOutput Scheduler::schedule() {
     while (!kv_.allocate_slots(*seq, n)) {
       Sequence* victim = running_.back();
       running_.pop_back();
-      preempt(victim, out);
+      preempt(victim, out.preempted);
       if (victim == seq) {
         scheduled = false;
         break;
@@ -93,7 +109,7 @@ SchedulerOutput Scheduler::schedule() {
     budget -= n;
   }
 
-  // Admissions, only in steps without preemption (blocks are short otherwise).
+  // Admissions, only in steps without preemption for want of blocks.
   for (auto it = waiting_.begin();
        out.preempted.empty() && it != waiting_.end() && budget > 0 && may_admit();) {
     Sequence* seq = *it;

@@ -1,11 +1,11 @@
 // Who runs next: the waiting queue (earliest deadline, then priority, then arrival), the running
 // list, the step's token budget and max_num_seqs, and preemption by recompute when KV blocks
-// run out. One rule (vLLM's): each step, every running sequence gets tokens until its
-// num_computed_tokens catches up with its tokens, within the budget; prefill, chunked prefill,
-// decode and prefix hits are one code path. A waiting sequence whose next uncached block is
-// being computed in the same step by another waits one step to hit it (SGLang's in-batch prefix
-// caching), so a shared prompt that arrives with many requests is computed once. It asks the KvCacheManager
-// for blocks and never reads block internals.
+// run out or a more urgent request cannot start. One rule (vLLM's): each step, every running
+// sequence gets tokens until its num_computed_tokens catches up with its tokens, within the
+// budget; prefill, chunked prefill, decode and prefix hits are one code path. A waiting sequence
+// whose next uncached block another computes in the same step waits one step to hit it (as
+// SGLang's in-batch prefix caching), so a shared prompt arriving with many requests is computed
+// once. It asks the KvCacheManager for blocks and never reads block internals.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +47,17 @@ class Scheduler {
     bool operator()(const Sequence* a, const Sequence* b) const;
   };
 
+  // Whether `a` goes before `b` whatever their arrival: an earlier deadline (none is latest),
+  // or the same deadline and a smaller priority.
+  static bool outranks(const Sequence& a, const Sequence& b);
+
   bool may_admit() const;
-  void preempt(Sequence* seq, SchedulerOutput& out);
+  // Preemption by recompute; the id goes to `record` (out.preempted or out.displaced).
+  void preempt(Sequence* seq, std::vector<SeqId>& record);
+  // Continuous mode: preempts the least urgent running sequences, while `urgent` outranks them
+  // and could not start otherwise (max_num_seqs reached, or too few free blocks for its first
+  // chunk). Arrival alone never displaces.
+  void displace_for(const Sequence& urgent, SchedulerOutput& out);
   void insert_running(Sequence* seq);
 
   SchedulerConfig config_;

@@ -21,7 +21,8 @@ struct ScheduledSeq {
 struct SchedulerOutput {
   std::vector<ScheduledSeq> seqs;
   int32_t num_batched_tokens = 0;
-  std::vector<SeqId> preempted;    // sent back to the waiting queue this step (blocks freed)
+  std::vector<SeqId> preempted;    // sent back to the waiting queue for want of blocks (freed)
+  std::vector<SeqId> displaced;    // sent back to make room for a more urgent waiting request
   std::vector<SeqId> admitted;     // moved from waiting to running this step
   int64_t num_prefix_queries = 0;  // tokens looked up in the prefix cache at admission
   int64_t num_prefix_hits = 0;     // of which found

@@ -1,8 +1,8 @@
 // Scheduler: the token budget and chunked prefill, max_num_seqs, deadline/priority/arrival
-// order, deferral of a request whose prefix is being computed, preemption by recompute, static
-// and sequential modes, and a seeded property test of random submit / cancel / finish events
-// checking that no block leaks and reference counts always equal the number of tables holding
-// each block.
+// order, deferral of a request whose prefix is being computed, preemption by recompute (for
+// blocks, or for a more urgent request), static and sequential modes, and a seeded property
+// test of random submit / cancel / finish events checking that no block leaks and reference
+// counts always equal the number of tables holding each block.
 #include "engine/core/scheduler.h"
 
 #include <catch2/catch.hpp>
@@ -130,6 +130,54 @@ TEST_CASE("Scheduler preempts the least urgent running sequence by recompute", "
   out = h.step();  // b comes back, its cached full block reused
   CHECK(tokens_of(out, 2) == uncached);
   CHECK(out.num_prefix_hits == 4);
+}
+
+TEST_CASE("Scheduler lets a more urgent request displace a running one", "[engine]") {
+  SchedulerConfig cfg;
+  cfg.max_num_seqs = 1;
+  Harness h(64, 4, cfg);
+  const auto t0 = Clock::now();
+  const auto in = [&](int s) { return t0 + std::chrono::seconds(s); };
+  Sequence* a = h.add(1, 6, 0, 5, in(10));
+  h.step();
+  SECTION("an earlier deadline displaces it") {
+    h.add(2, 3, 100, 9, in(1));
+    const auto out = h.step();
+    CHECK(out.displaced == std::vector<SeqId>{SeqId{1}});
+    CHECK(out.preempted.empty());
+    CHECK(tokens_of(out, 2) == 3);
+    CHECK(tokens_of(out, 1) == 0);
+    CHECK(a->status == SeqStatus::Waiting);
+    CHECK(a->num_preemptions == 1);
+    CHECK(h.sched.num_preemptions() == 1);
+  }
+  SECTION("the same deadline and a smaller priority value displaces it") {
+    h.add(2, 3, 100, 4, in(10));
+    CHECK(h.step().displaced == std::vector<SeqId>{SeqId{1}});
+  }
+  SECTION("a later deadline, no deadline, or an equal rank does not") {
+    h.add(2, 3, 100, 0, in(20));
+    h.add(3, 3, 200, -1);  // no deadline: last, whatever its priority
+    h.add(4, 3, 300, 5, in(10));
+    const auto out = h.step();
+    CHECK(out.displaced.empty());
+    CHECK(tokens_of(out, 1) == 1);
+    CHECK(h.sched.num_waiting() == 3);
+  }
+}
+
+TEST_CASE("Scheduler frees blocks for a more urgent request", "[engine]") {
+  SchedulerConfig cfg;
+  Harness h(4, 4, cfg);        // 16 token slots
+  Sequence* a = h.add(1, 12);  // 3 blocks, no deadline
+  h.step();
+  REQUIRE(h.pool.num_free() == 1);
+  h.add(2, 6, 100, 0, Clock::now() + std::chrono::seconds(1));  // needs 2 blocks
+  const auto out = h.step();
+  CHECK(out.displaced == std::vector<SeqId>{SeqId{1}});
+  CHECK(tokens_of(out, 2) == 6);
+  CHECK(a->kv.block_table.empty());
+  CHECK(h.sched.num_waiting() == 1);
 }
 
 TEST_CASE("Scheduler defers a request whose next block another computes in the same step", "[engine]") {
