@@ -1,9 +1,10 @@
 // `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U]
 // [--gen-tokens G] [--ticks T] [--modes LIST] [--json FILE]`: runs the synthetic agent workload
-// of engine/core/serve_workload.h once per mode and prints requests/s, prompt and generated
-// tokens/s, TTFT and queue-time percentiles, prefix hit rate, KV blocks and waste, preemptions
-// and deadline misses, with the ratios between modes. The default model is the Qwen2.5-0.5B
-// shaped Q8_0 synthetic model, written to models/ with the synth library when missing.
+// of engine/core/serve_workload.h in each mode, the modes taking turns a tick at a time, and
+// prints requests/s, prompt and generated tokens/s, TTFT and queue-time percentiles, prefix hit
+// rate, KV blocks and waste, preemptions and deadline misses, with the ratios between modes.
+// The default model is the Qwen2.5-0.5B shaped Q8_0 synthetic model, written to models/ with
+// the synth library when missing.
 #include "arena/cli/bench_serve.h"
 
 #include <fmt/format.h>
@@ -164,19 +165,36 @@ int run_bench_serve(const ServeFlags& f) {
                         {"kv_cache_bytes", kv_bytes},
                         {"kv_dtype", f.kv_dtype},
                         {"modes", nlohmann::json::object()}};
-  std::map<std::string, double> rps;
+  // The modes take turns, a tick each, so that a drift in the machine's speed (other load,
+  // clocks) weighs on every mode alike rather than on whichever ran in the slow minutes.
+  std::vector<std::unique_ptr<engine::ServeWorkloadRun>> runs;
   for (const auto& mode : modes) {
-    auto stats = engine::run_serve_workload((*model)->network(), (*model)->tokenizer(),
-                                            mode_config(mode, f, kv_bytes), workload);
-    if (!stats) return fail(fmt::format("{}: {}", mode, stats.error().message));
-    const auto& r = *stats;
+    auto run = engine::ServeWorkloadRun::create((*model)->network(), (*model)->tokenizer(),
+                                                mode_config(mode, f, kv_bytes), workload);
+    if (!run) return fail(fmt::format("{}: {}", mode, run.error().message));
+    runs.push_back(std::move(*run));
+  }
+  for (int32_t tick = 0; tick < w.ticks; ++tick) {
+    std::string progress = fmt::format("tick {}/{}:", tick + 1, w.ticks);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const double before = runs[i]->stats().seconds;
+      if (auto ok = runs[i]->run_tick(); !ok)
+        return fail(fmt::format("{}: {}", modes[i], ok.error().message));
+      progress += fmt::format(" {} {:.1f} s", modes[i], runs[i]->stats().seconds - before);
+    }
+    fmt::print(stderr, "{}\n", progress);
+  }
+
+  std::map<std::string, double> rps;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& mode = modes[i];
+    const engine::ServeRunStats r = runs[i]->stats();
     fmt::print(
         "{:<18} {:>7.2f} {:>9.1f} {:>8.1f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>6.3f} {:>5}/{:<5} "
         "{:>5.1f}% {:>5.1f}% {:>7} {:>6}\n",
         mode, r.requests_per_second, r.prompt_tokens_per_second, r.generated_tokens_per_second, r.ttft_p50,
         r.ttft_p99, r.queue_p50, r.queue_p99, r.prefix_hit_rate, r.kv_blocks_peak, r.kv_blocks_total,
         100 * r.kv_waste, 100 * r.kv_waste_per_step, r.preemptions, r.deadline_misses);
-    std::fflush(stdout);
     if (r.failed > 0) return fail(fmt::format("{}: {} requests did not run to their length", mode, r.failed));
     out["modes"][mode] = to_json(r);
     rps[mode] = r.requests_per_second;

@@ -21,26 +21,6 @@ double quantile(std::vector<double> values, double q) {
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
-// Random ordinary-text token ids (no control or end-of-generation tokens).
-class TokenSource {
- public:
-  TokenSource(const Tokenizer& tokenizer, int32_t vocab, uint64_t seed)
-      : tokenizer_(tokenizer), pick_(0, vocab - 1), rng_(seed) {}
-  void append(std::vector<TokenId>& out, int32_t n) {
-    for (int32_t i = 0; i < n;) {
-      const TokenId id = pick_(rng_);
-      if (tokenizer_.is_control(id) || tokenizer_.is_end_of_generation(id)) continue;
-      out.push_back(id);
-      ++i;
-    }
-  }
-
- private:
-  const Tokenizer& tokenizer_;
-  std::uniform_int_distribution<TokenId> pick_;
-  std::mt19937_64 rng_;
-};
-
 }  // namespace
 
 int64_t serve_workload_kv_tokens(const ServeWorkload& w) {
@@ -48,54 +28,80 @@ int64_t serve_workload_kv_tokens(const ServeWorkload& w) {
   return int64_t{w.num_agents} * per_agent;
 }
 
-std::expected<ServeRunStats, Error> run_serve_workload(LanguageModel& model, const Tokenizer& tokenizer,
-                                                       const EngineConfig& config, const ServeWorkload& w) {
+std::expected<std::unique_ptr<ServeWorkloadRun>, Error> ServeWorkloadRun::create(
+    LanguageModel& model, const Tokenizer& tokenizer, const EngineConfig& config,
+    const ServeWorkload& workload) {
   auto engine = Engine::create(model, tokenizer, config);
   if (!engine) return std::unexpected(engine.error());
   const int32_t vocab = std::min(model.shape().vocab_size, tokenizer.vocab_size());
-  TokenSource source(tokenizer, vocab, w.seed);
-  std::vector<TokenId> system;
-  source.append(system, w.system_tokens);
-  std::vector<std::vector<TokenId>> conversation(static_cast<size_t>(w.num_agents), system);
+  return std::unique_ptr<ServeWorkloadRun>(
+      new ServeWorkloadRun(std::move(*engine), tokenizer, vocab, workload));
+}
 
-  ServeRunStats stats;
-  std::vector<double> ttft, queue;
-  const auto start = Clock::now();
-  for (int32_t tick = 0; tick < w.ticks; ++tick) {
-    std::vector<RequestHandle> handles;
-    for (auto& conv : conversation) {
-      source.append(conv, w.prompt_tokens);
-      GenerateRequest r;
-      r.prompt_tokens = conv;
-      r.sampling.max_tokens = w.gen_tokens;
-      r.sampling.ignore_eos = true;
-      if (w.deadline_seconds > 0)
-        r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(w.deadline_seconds));
-      auto h = (*engine)->submit(std::move(r));
-      if (!h) return std::unexpected(h.error());
-      stats.prompt_tokens += static_cast<int64_t>(conv.size());
-      handles.push_back(std::move(*h));
-    }
-    for (size_t a = 0; a < handles.size(); ++a) {
-      const GenerateResult r = handles[a].wait();
-      if (r.reason != FinishReason::Length) ++stats.failed;
-      ttft.push_back(r.ttft_seconds);
-      queue.push_back(r.queue_seconds);
-      stats.generated_tokens += static_cast<int64_t>(r.tokens.size());
-      conversation[a].insert(conversation[a].end(), r.tokens.begin(), r.tokens.end());
-      ++stats.num_requests;
-    }
+ServeWorkloadRun::ServeWorkloadRun(std::unique_ptr<Engine> engine, const Tokenizer& tokenizer, int32_t vocab,
+                                   const ServeWorkload& workload)
+    : engine_(std::move(engine)),
+      tokenizer_(tokenizer),
+      vocab_(vocab),
+      rng_(workload.seed),
+      workload_(workload) {
+  std::vector<TokenId> system;
+  append_random(system, workload.system_tokens);
+  conversations_.assign(static_cast<size_t>(workload.num_agents), system);
+}
+
+void ServeWorkloadRun::append_random(std::vector<TokenId>& out, int32_t n) {
+  std::uniform_int_distribution<TokenId> pick(0, vocab_ - 1);
+  for (int32_t i = 0; i < n;) {
+    const TokenId id = pick(rng_);
+    if (tokenizer_.is_control(id) || tokenizer_.is_end_of_generation(id)) continue;
+    out.push_back(id);
+    ++i;
   }
-  stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const MetricsSnapshot m = (*engine)->metrics();
-  stats.requests_per_second = static_cast<double>(stats.num_requests) / stats.seconds;
-  stats.prompt_tokens_per_second = static_cast<double>(stats.prompt_tokens) / stats.seconds;
-  stats.generated_tokens_per_second = static_cast<double>(stats.generated_tokens) / stats.seconds;
-  stats.ttft_p50 = quantile(ttft, 0.5);
-  stats.ttft_p99 = quantile(ttft, 0.99);
-  stats.queue_p50 = quantile(queue, 0.5);
-  stats.queue_p99 = quantile(queue, 0.99);
+}
+
+std::expected<void, Error> ServeWorkloadRun::run_tick() {
+  const auto start = Clock::now();
+  std::vector<RequestHandle> handles;
+  for (auto& conv : conversations_) {
+    append_random(conv, workload_.prompt_tokens);
+    GenerateRequest r;
+    r.prompt_tokens = conv;
+    r.sampling.max_tokens = workload_.gen_tokens;
+    r.sampling.ignore_eos = true;
+    if (workload_.deadline_seconds > 0)
+      r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(workload_.deadline_seconds));
+    auto h = engine_->submit(std::move(r));
+    if (!h) return std::unexpected(h.error());
+    totals_.prompt_tokens += static_cast<int64_t>(conv.size());
+    handles.push_back(std::move(*h));
+  }
+  for (size_t a = 0; a < handles.size(); ++a) {
+    const GenerateResult r = handles[a].wait();
+    if (r.reason != FinishReason::Length) ++totals_.failed;
+    ttft_.push_back(r.ttft_seconds);
+    queue_.push_back(r.queue_seconds);
+    totals_.generated_tokens += static_cast<int64_t>(r.tokens.size());
+    conversations_[a].insert(conversations_[a].end(), r.tokens.begin(), r.tokens.end());
+    ++totals_.num_requests;
+  }
+  totals_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  ++tick_;
+  return {};
+}
+
+ServeRunStats ServeWorkloadRun::stats() const {
+  ServeRunStats stats = totals_;
+  const MetricsSnapshot m = engine_->metrics();
+  const double seconds = std::max(stats.seconds, 1e-9);
+  stats.requests_per_second = static_cast<double>(stats.num_requests) / seconds;
+  stats.prompt_tokens_per_second = static_cast<double>(stats.prompt_tokens) / seconds;
+  stats.generated_tokens_per_second = static_cast<double>(stats.generated_tokens) / seconds;
+  stats.ttft_p50 = quantile(ttft_, 0.5);
+  stats.ttft_p99 = quantile(ttft_, 0.99);
+  stats.queue_p50 = quantile(queue_, 0.5);
+  stats.queue_p99 = quantile(queue_, 0.99);
   stats.prefix_hit_rate = m.prefix_hit_rate();
   stats.kv_blocks_peak = m.kv_blocks_peak;
   stats.kv_blocks_total = m.kv_blocks_total;

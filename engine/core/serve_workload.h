@@ -8,7 +8,10 @@
 
 #include <cstdint>
 #include <expected>
+#include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "engine/api.h"
 
@@ -48,10 +51,39 @@ struct ServeRunStats {
 // KV tokens the workload needs when every agent's last prompt and answer are resident at once.
 int64_t serve_workload_kv_tokens(const ServeWorkload& workload);
 
-// Runs `workload` on a fresh Engine with `config` over `model`; an error when the engine cannot
-// be made or a request is rejected.
-std::expected<ServeRunStats, Error> run_serve_workload(LanguageModel& model, const Tokenizer& tokenizer,
-                                                       const EngineConfig& config,
-                                                       const ServeWorkload& workload);
+// One run of the workload on its own fresh Engine, a tick at a time, so that several runs (one
+// per mode) can take turns and a machine whose speed drifts slows them all alike.
+class ServeWorkloadRun {
+ public:
+  // An error when the engine cannot be made.
+  static std::expected<std::unique_ptr<ServeWorkloadRun>, Error> create(LanguageModel& model,
+                                                                        const Tokenizer& tokenizer,
+                                                                        const EngineConfig& config,
+                                                                        const ServeWorkload& workload);
+
+  // Runs the next tick: submits every agent's request and waits for all answers. An error
+  // when a request is rejected.
+  std::expected<void, Error> run_tick();
+  bool done() const { return tick_ == workload_.ticks; }
+  // What the ticks run so far measured; `seconds` counts only the time inside run_tick.
+  ServeRunStats stats() const;
+
+ private:
+  ServeWorkloadRun(std::unique_ptr<Engine> engine, const Tokenizer& tokenizer, int32_t vocab,
+                   const ServeWorkload& workload);
+
+  // Appends `n` random ordinary-text token ids (no control or end-of-generation tokens).
+  void append_random(std::vector<TokenId>& out, int32_t n);
+
+  std::unique_ptr<Engine> engine_;
+  const Tokenizer& tokenizer_;
+  int32_t vocab_;
+  std::mt19937_64 rng_;
+  ServeWorkload workload_;
+  std::vector<std::vector<TokenId>> conversations_;
+  int32_t tick_ = 0;
+  ServeRunStats totals_;
+  std::vector<double> ttft_, queue_;
+};
 
 }  // namespace engine

@@ -74,3 +74,18 @@ else()
 endif()
 expect_run(ARGS bench perft --json --repeat 1 --chess-depth 2 --janggi-depth 1 --stockfish /no/sf --fairy-stockfish /no/fsf
            CODE 0 MATCH "\"benchmark\": \"perft\".*\"nodes\": 400.*\"status\": \"not installed\"")
+
+# arena bench serve on a tiny synthetic model: every mode runs, the modes take turns tick by
+# tick, and the JSON holds each mode's requests.
+set(serve_model ${CMAKE_CURRENT_BINARY_DIR}/serve_cli_tiny.gguf)
+expect_run(ARGS synth --shape tiny --dtype f32 -o ${serve_model} CODE 0 MATCH "")
+set(serve_args bench serve --model ${serve_model} --agents 3 --system-tokens 32 --prompt-tokens 8 --gen-tokens 3 --ticks 2)
+expect_run(ARGS ${serve_args} --json ${CMAKE_CURRENT_BINARY_DIR}/serve_cli.json CODE 0
+           MATCH "sequential .*static .*continuous .*continuous\\+prefix .*requests/s vs sequential: static [0-9.]+x continuous [0-9.]+x continuous\\+prefix [0-9.]+x.*tick 1/2: sequential [0-9.]+ s static [0-9.]+ s continuous [0-9.]+ s continuous\\+prefix [0-9.]+ s\ntick 2/2: ")
+file(READ ${CMAKE_CURRENT_BINARY_DIR}/serve_cli.json serve_json)
+string(REGEX MATCHALL "\"requests\": 6," serve_requests "${serve_json}")
+list(LENGTH serve_requests serve_modes)
+if(NOT serve_modes EQUAL 4)
+  message(FATAL_ERROR "arena bench serve --json: ${serve_modes} modes with 6 requests, expected 4:\n${serve_json}")
+endif()
+expect_run(ARGS ${serve_args} --modes continuous,batched CODE 2 MATCH "error: unknown mode 'batched'")
