@@ -177,10 +177,9 @@ int run_bench_serve(const ServeFlags& f) {
   for (int32_t tick = 0; tick < w.ticks; ++tick) {
     std::string progress = fmt::format("tick {}/{}:", tick + 1, w.ticks);
     for (size_t i = 0; i < runs.size(); ++i) {
-      const double before = runs[i]->stats().seconds;
-      if (auto ok = runs[i]->run_tick(); !ok)
-        return fail(fmt::format("{}: {}", modes[i], ok.error().message));
-      progress += fmt::format(" {} {:.1f} s", modes[i], runs[i]->stats().seconds - before);
+      const auto seconds = runs[i]->run_tick();
+      if (!seconds) return fail(fmt::format("{}: {}", modes[i], seconds.error().message));
+      progress += fmt::format(" {} {:.1f} s", modes[i], *seconds);
     }
     fmt::print(stderr, "{}\n", progress);
   }

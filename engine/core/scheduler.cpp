@@ -57,6 +57,7 @@ void Scheduler::preempt(Sequence* seq, std::vector<SeqId>& record) {
 }
 
 void Scheduler::displace_for(const Sequence& urgent, SchedulerOutput& out) {
+  if (running_.empty() || !outranks(urgent, *running_.back())) return;  // the common case, cheaply
   const CachedPrefix hit = kv_.find_cached_prefix(urgent);
   const int32_t first_chunk = std::min(urgent.num_tokens() - hit.num_tokens, config_.max_num_batched_tokens);
   while (!running_.empty() && outranks(urgent, *running_.back()) &&
@@ -85,6 +86,7 @@ SchedulerOutput Scheduler::schedule() {
   // shared system prompt arriving with many requests at once is computed once).
   std::unordered_set<BlockHash> in_flight;
   auto note_in_flight = [&](const Sequence& seq, int32_t n) {
+    if (waiting_.empty()) return;  // nobody to defer
     for (BlockHash h : kv_.hashes_completed_by(seq, seq.num_computed_tokens + n)) in_flight.insert(h);
   };
 

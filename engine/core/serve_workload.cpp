@@ -60,7 +60,7 @@ void ServeWorkloadRun::append_random(std::vector<TokenId>& out, int32_t n) {
   }
 }
 
-std::expected<void, Error> ServeWorkloadRun::run_tick() {
+std::expected<double, Error> ServeWorkloadRun::run_tick() {
   const auto start = Clock::now();
   std::vector<RequestHandle> handles;
   for (auto& conv : conversations_) {
@@ -86,9 +86,9 @@ std::expected<void, Error> ServeWorkloadRun::run_tick() {
     conversations_[a].insert(conversations_[a].end(), r.tokens.begin(), r.tokens.end());
     ++totals_.num_requests;
   }
-  totals_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
-  ++tick_;
-  return {};
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  totals_.seconds += seconds;
+  return seconds;
 }
 
 ServeRunStats ServeWorkloadRun::stats() const {

@@ -61,10 +61,9 @@ class ServeWorkloadRun {
                                                                         const EngineConfig& config,
                                                                         const ServeWorkload& workload);
 
-  // Runs the next tick: submits every agent's request and waits for all answers. An error
-  // when a request is rejected.
-  std::expected<void, Error> run_tick();
-  bool done() const { return tick_ == workload_.ticks; }
+  // Runs the next tick: submits every agent's request and waits for all answers. Returns the
+  // tick's seconds, or an error when a request is rejected.
+  std::expected<double, Error> run_tick();
   // What the ticks run so far measured; `seconds` counts only the time inside run_tick.
   ServeRunStats stats() const;
 
@@ -81,7 +80,6 @@ class ServeWorkloadRun {
   std::mt19937_64 rng_;
   ServeWorkload workload_;
   std::vector<std::vector<TokenId>> conversations_;
-  int32_t tick_ = 0;
   ServeRunStats totals_;
   std::vector<double> ttft_, queue_;
 };
