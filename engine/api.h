@@ -9,16 +9,22 @@
 #include <expected>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/core/engine_config.h"
 #include "engine/core/metrics.h"
 #include "engine/core/request.h"
 #include "engine/error.h"
 #include "engine/model/language_model.h"
+#include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace engine {
 
+class Model;
 class RequestStream;
 struct EngineInbox;
 
@@ -76,6 +82,48 @@ class Engine {
   struct Impl;
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+// How to open a model.
+struct ModelOptions {
+  int num_threads = 0;        // compute threads for its kernels (0 = all cores)
+  std::string chat_template;  // a family name or format string (ChatTemplate::from_spec); "" = the file's
+};
+
+// A GGUF model opened for serving: the network, its tokenizer and its chat template, so callers
+// never include model or tokenizer internals. Engines created from it must not outlive it.
+class LoadedModel {
+ public:
+  // Maps and binds `path`; an Error naming the file and what is wrong. A model whose chat template
+  // cannot be detected (and none is given in options) still opens: chat() then says why.
+  static std::expected<std::unique_ptr<LoadedModel>, Error> open(const std::string& path,
+                                                                 ModelOptions options = {});
+  ~LoadedModel();
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+
+  const std::string& path() const { return path_; }
+  // The network's shape (architecture, dimensions, trained context length).
+  const ModelShape& shape() const;
+  const Tokenizer& tokenizer() const;
+  // The chat template, or why the model has none usable (with how to set one).
+  const std::expected<ChatTemplate, Error>& chat() const { return chat_; }
+
+  // The prompt text the chat template writes for `messages`, or chat()'s error.
+  std::expected<std::string, Error> render_chat(std::span<const ChatMessage> messages,
+                                                const ChatOptions& options = {}) const;
+  // Token ids of a prompt: special tokens parsed, BOS added once (a rendered chat prompt or plain text).
+  std::vector<TokenId> tokenize_prompt(std::string_view text) const;
+
+  // An engine serving this model (Engine::create on its network and tokenizer).
+  std::expected<std::unique_ptr<Engine>, Error> create_engine(EngineConfig config);
+
+ private:
+  LoadedModel(std::string path, std::unique_ptr<Model> model, std::expected<ChatTemplate, Error> chat);
+
+  std::string path_;
+  std::unique_ptr<Model> model_;
+  std::expected<ChatTemplate, Error> chat_;
 };
 
 }  // namespace engine

@@ -10,6 +10,13 @@ shift || true
 bash "$root/scripts/deps.sh"
 
 options=(-G Ninja -DCMAKE_BUILD_TYPE="${ARENA_BUILD_TYPE:-Release}")
+# ccache, with its cache outside the clone, so a fresh clone (CI) rebuilds only what changed.
+# CCACHE_BASEDIR makes paths relative, so clones in different folders share their entries.
+if command -v ccache >/dev/null; then
+  options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  export CCACHE_DIR=${CCACHE_DIR:-/var/cache/arena-ccache} CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
+  export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+fi
 [[ "${CI:-}" == true ]] && options+=(-DARENA_WERROR=ON)
 options+=("$@")
 

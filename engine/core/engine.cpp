@@ -23,6 +23,7 @@ struct EngineInbox {
     std::unique_ptr<Sequence> seq;
     std::shared_ptr<RequestStream> stream;
     std::function<void(const StreamChunk&)> on_chunk;
+    std::function<void(const GenerateResult&)> on_finish;
   };
   std::mutex mutex;
   std::condition_variable wake;
@@ -53,6 +54,7 @@ struct Engine::Impl {
   struct Delivery {
     std::shared_ptr<RequestStream> stream;
     std::function<void(const StreamChunk&)> on_chunk;
+    std::function<void(const GenerateResult&)> on_finish;
   };
 
   EngineConfig config;
@@ -77,7 +79,14 @@ void Engine::Impl::deliver(std::vector<RequestOutput> outputs) {
       it->second.stream->push(std::move(chunk));
     }
     if (out.result) {
-      it->second.stream->finish(std::move(*out.result));
+      auto on_finish = std::move(it->second.on_finish);
+      if (on_finish) {
+        const GenerateResult copy = *out.result;
+        it->second.stream->finish(std::move(*out.result));
+        on_finish(copy);
+      } else {
+        it->second.stream->finish(std::move(*out.result));
+      }
       deliveries.erase(it);
     }
   }
@@ -98,7 +107,8 @@ void Engine::Impl::loop() {
       stop = inbox->stop;
     }
     for (auto& in : incoming) {
-      deliveries[in.seq->id()] = Delivery{std::move(in.stream), std::move(in.on_chunk)};
+      deliveries[in.seq->id()] =
+          Delivery{std::move(in.stream), std::move(in.on_chunk), std::move(in.on_finish)};
       core.add(std::move(in.seq));
     }
     std::vector<RequestOutput> outputs;
@@ -200,7 +210,8 @@ std::expected<RequestHandle, Error> Engine::submit(GenerateRequest request) {
           "request rejected: the engine's waiting queue is full ({} requests, max_queue {}); retry later",
           queued, impl_->config.scheduler.max_queue)});
     }
-    inbox.incoming.push_back({std::move(*seq), stream, std::move(request.on_chunk)});
+    inbox.incoming.push_back(
+        {std::move(*seq), stream, std::move(request.on_chunk), std::move(request.on_finish)});
   }
   impl_->inbox->wake.notify_one();
   return RequestHandle(id, std::move(stream), impl_->inbox);

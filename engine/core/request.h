@@ -38,6 +38,8 @@ struct StreamChunk {
   std::string text;
 };
 
+struct GenerateResult;
+
 struct GenerateRequest {
   std::string prompt;                  // used when prompt_tokens is empty (encoded with special tokens)
   std::vector<TokenId> prompt_tokens;  // the prompt as token ids, taking precedence over `prompt`
@@ -49,6 +51,9 @@ struct GenerateRequest {
   std::optional<Clock::time_point> deadline;  // waiting requests run earliest deadline first
   // Called on the engine thread for every chunk; it must return quickly and never block.
   std::function<void(const StreamChunk&)> on_chunk;
+  // Called on the engine thread once, with the final result, after the handle sees it finished
+  // (so a waiter woken by it can take the result without blocking); it must never block.
+  std::function<void(const GenerateResult&)> on_finish;
 };
 
 enum class FinishReason {

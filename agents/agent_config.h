@@ -1,0 +1,154 @@
+// Typed agent configurations: what the tournament config's `agents:` entries become (the YAML
+// loader in arena/config fills them; tests build them directly), and the factory that makes an
+// Agent from one. Every field has its default here; docs/config.md documents them.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "agents/agent.h"
+#include "engine/api.h"
+
+namespace agents {
+
+// How moves are written in prompts and read from answers.
+enum class Notation { San, Uci, Korean };
+// How an LLM agent's answer is produced.
+enum class OutputMode { Constrained, Free, Reason };
+// What a free-mode agent does when every retry failed.
+enum class OnFailure { Forfeit, RandomMove, Resign };
+// What an LLM agent sends each move.
+enum class HistoryMode { None, Conversation };
+// Where an LLM agent's requests go.
+enum class BackendKind { Engine, OpenAi };
+// The remote server's own constraint field for constrained mode.
+enum class RemoteConstraint { Vllm, LlamaServer, None };
+// The OpenAI endpoint used.
+enum class Endpoint { Chat, Completions };
+
+// to_string / parse for each enum ("san", "uci", "korean"; "constrained", "free", "reason"; ...).
+const char* to_string(Notation v);
+const char* to_string(OutputMode v);
+const char* to_string(OnFailure v);
+const char* to_string(HistoryMode v);
+const char* to_string(BackendKind v);
+const char* to_string(RemoteConstraint v);
+const char* to_string(Endpoint v);
+std::optional<Notation> parse_notation(std::string_view s);
+std::optional<OutputMode> parse_output_mode(std::string_view s);
+std::optional<OnFailure> parse_on_failure(std::string_view s);
+std::optional<HistoryMode> parse_history_mode(std::string_view s);
+std::optional<BackendKind> parse_backend_kind(std::string_view s);
+std::optional<RemoteConstraint> parse_remote_constraint(std::string_view s);
+std::optional<Endpoint> parse_endpoint(std::string_view s);
+
+// An OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama, arena serve).
+struct OpenAiBackendConfig {
+  std::string base_url;     // e.g. "http://127.0.0.1:8000/v1"
+  std::string model;        // the server's model name
+  std::string api_key_env;  // name of the environment variable holding the key ("" = no key)
+  Endpoint endpoint = Endpoint::Chat;
+  RemoteConstraint constraint = RemoteConstraint::Vllm;
+  std::chrono::milliseconds timeout{60000};  // per HTTP request
+  int32_t max_concurrency = 8;               // requests in flight to this server from this agent
+  int32_t max_retries = 3;                   // on 429 / 503 / connection errors, with backoff
+  std::chrono::milliseconds backoff{500};    // first backoff; doubles each retry
+};
+
+struct LlmAgentConfig {
+  std::string model;  // the model's name in the tournament's `models:` (backend engine)
+  BackendKind backend = BackendKind::Engine;
+  OpenAiBackendConfig openai;  // backend openai
+  // Prompts: the system prompt (shared by every agent that uses the same text) and the per-move
+  // template with {placeholders}; empty means the built-in default for the game.
+  std::string system_prompt;
+  std::string move_template;
+  std::string prompt_source;         // where the prompts came from (file names), for error messages
+  std::optional<Notation> notation;  // default: san for chess, korean for janggi
+  OutputMode mode = OutputMode::Constrained;
+  HistoryMode history = HistoryMode::None;
+  bool chat = true;  // apply the model's chat template
+  // Sampling.
+  float temperature = 0.0f;
+  int32_t top_k = 0;
+  float top_p = 1.0f;
+  float min_p = 0.0f;
+  std::optional<uint64_t> seed;
+  int32_t max_tokens = 32;  // free mode: tokens per answer
+  // Free mode.
+  int32_t max_retries = 2;
+  OnFailure on_failure = OnFailure::Forfeit;
+  // Reason mode.
+  int32_t reasoning_tokens = 128;
+  std::string reasoning_marker = "Move:";
+};
+
+struct UciAgentConfig {
+  std::string command;  // executable path (PATH is searched)
+  std::vector<std::string> args;
+  std::map<std::string, std::string> options;  // setoption name K value V, in order given
+  std::optional<int32_t> skill_level;          // "Skill Level"
+  std::optional<int32_t> elo;                  // UCI_LimitStrength + UCI_Elo
+  int32_t threads = 1;
+  int32_t hash_mb = 16;
+  // Per-move limits (at least one, or the tournament's clock): movetime wins over depth/nodes.
+  std::optional<std::chrono::milliseconds> movetime;
+  std::optional<int32_t> depth;
+  std::optional<int64_t> nodes;
+  std::chrono::milliseconds startup_timeout{10000};  // uci / isready answers
+  std::chrono::milliseconds move_margin{1000};       // grace past the deadline before "timeout"
+};
+
+struct SearchAgentConfig {
+  std::optional<int32_t> depth = 3;
+  std::optional<int64_t> nodes;
+  std::optional<std::chrono::milliseconds> movetime;
+  uint64_t seed = 0;  // breaks ties between equal moves
+};
+
+struct RandomAgentConfig {
+  uint64_t seed = 0;
+};
+
+// One agent of the tournament config.
+struct AgentConfig {
+  std::string name;
+  std::vector<std::string> variants;  // games it may play; empty = every game its type supports
+  std::variant<LlmAgentConfig, UciAgentConfig, SearchAgentConfig, RandomAgentConfig> params;
+
+  // "llm", "uci", "search", "random".
+  const char* type() const;
+};
+
+// A model the arena has opened, and the one engine serving it (shared by every agent on it).
+struct ModelBinding {
+  std::string name;
+  engine::LoadedModel* model = nullptr;
+  engine::Engine* engine = nullptr;
+};
+
+// What the factory needs from the arena: its models by name (nullptr when unknown).
+struct AgentEnvironment {
+  std::function<const ModelBinding*(const std::string& name)> find_model;
+  // Reads an environment variable (the OpenAI key); library code never calls getenv itself.
+  std::function<std::optional<std::string>(const std::string& name)> get_env;
+};
+
+// A problem making an agent (unknown model, missing engine binary, no chat template, ...).
+struct AgentError {
+  std::string message;
+};
+
+// Makes the agent `config` describes.
+std::expected<std::unique_ptr<Agent>, AgentError> make_agent(const AgentConfig& config,
+                                                             const AgentEnvironment& env);
+
+}  // namespace agents
