@@ -16,51 +16,42 @@ namespace games::chess {
 
 namespace {
 
-const char* result_name(Outcome::Result r) {
-  switch (r) {
-    case Outcome::Result::FirstWins:
-      return "white_wins";
-    case Outcome::Result::SecondWins:
-      return "black_wins";
-    case Outcome::Result::Draw:
-      return "draw";
-    case Outcome::Result::Ongoing:
-      break;
-  }
-  return "ongoing";
-}
+const char* const kPieceNames[] = {"pawn", "knight", "bishop", "rook", "queen", "king"};
 
-// A JSON string literal (the texts here are ASCII, but escape anyway).
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += {'\\', c};
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += c;
-  }
-  return out + "\"";
-}
-
-std::string json_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += json_string(items[i]);
-  }
-  return out + "]";
+// A GameError of `kind` with the message of `error`.
+GameError with_kind(GameError error, GameError::Kind kind) {
+  error.kind = kind;
+  return error;
 }
 
 class ChessGame final : public Game {
  public:
-  explicit ChessGame(const Position& start) : pos_(start), keys_{start.key()} {}
+  explicit ChessGame(const Position& start) : start_(start), pos_(start), keys_{start.key()} {}
 
+  using Game::side_name;
   std::string variant() const override { return "chess"; }
   std::string fen() const override { return to_fen(pos_); }
+  std::string start_fen() const override { return to_fen(start_); }
   Side side_to_move() const override { return pos_.side_to_move() == White ? Side::First : Side::Second; }
+  std::string side_name(Side side) const override { return side == Side::First ? "White" : "Black"; }
   int ply() const override { return int(moves_.size()); }
+
+  std::vector<std::string> moves() const override {
+    std::vector<std::string> out;
+    for (Move m : moves_) out.push_back(to_uci(m));
+    return out;
+  }
+
+  std::vector<std::string> moves_human() const override {
+    std::vector<std::string> out;
+    Position replay = start_;
+    UndoInfo undo;
+    for (Move m : moves_) {
+      out.push_back(to_san(replay, m));
+      replay.make_move(m, undo);
+    }
+    return out;
+  }
 
   std::vector<std::string> legal_moves() const override {
     MoveList list;
@@ -79,13 +70,19 @@ class ChessGame final : public Game {
   }
 
   std::expected<std::string, GameError> parse_move(std::string_view text) const override {
-    const auto move = chess::parse_move(pos_, text);
+    const auto move = read_move(text);
     if (!move) return std::unexpected(move.error());
     return to_uci(*move);
   }
 
+  std::expected<std::string, GameError> to_human(std::string_view text) const override {
+    const auto move = read_move(text);
+    if (!move) return std::unexpected(move.error());
+    return to_san(pos_, *move);
+  }
+
   std::expected<void, GameError> apply(std::string_view text) override {
-    const auto move = chess::parse_move(pos_, text);
+    const auto move = read_move(text);
     if (!move) return std::unexpected(move.error());
     undos_.emplace_back();
     pos_.make_move(*move, undos_.back());
@@ -138,25 +135,34 @@ class ChessGame final : public Game {
     return text;
   }
 
-  std::string to_json() const override {
-    std::vector<std::string> squares;
+  BoardView board_view() const override {
+    BoardView view;
+    view.variant = "chess";
+    view.fen = fen();
+    view.files = 8;
+    view.ranks = 8;
     for (int rank = 7; rank >= 0; --rank)
       for (int file = 0; file < 8; ++file) {
-        const Piece p = pos_.piece_on(make_square(file, rank));
-        squares.push_back(p == NoPiece ? "" : std::string(1, piece_char(p)));
+        const Square s = make_square(file, rank);
+        SquareView square{square_name(s), std::nullopt};
+        if (const Piece p = pos_.piece_on(s); p != NoPiece)
+          square.piece = PieceView{color_of(p) == White ? Side::First : Side::Second, piece_char(p),
+                                   kPieceNames[type_of(p)]};
+        view.squares.push_back(std::move(square));
       }
-    const Outcome result = outcome(), claim = claimable_draw();
-    return fmt::format(
-        "{{\"variant\":\"chess\",\"fen\":{},\"files\":8,\"ranks\":8,\"squares\":{},\"side_to_move\":\"{}\","
-        "\"ply\":{},\"last_move\":{},\"last_move_san\":{},\"in_check\":{},"
-        "\"outcome\":{{\"result\":\"{}\",\"reason\":{}}},\"claimable_draw\":{},\"legal_moves\":{},"
-        "\"legal_moves_san\":{}}}",
-        json_string(fen()), json_list(squares), pos_.side_to_move() == White ? "white" : "black", ply(),
-        moves_.empty() ? "null" : json_string(to_uci(moves_.back())),
-        moves_.empty() ? "null" : json_string(last_move_san()), pos_.in_check() ? "true" : "false",
-        result_name(result.result), json_string(result.reason),
-        claim.finished() ? json_string(claim.reason) : "null", json_list(legal_moves()),
-        json_list(legal_moves_human()));
+    view.side_names = {side_name(Side::First), side_name(Side::Second)};
+    view.side_to_move = side_to_move();
+    view.ply = ply();
+    if (!moves_.empty()) {
+      view.last_move = to_uci(moves_.back());
+      view.last_move_human = last_move_san();
+    }
+    if (pos_.in_check()) view.check_square = square_name(pos_.king_square(pos_.side_to_move()));
+    view.outcome = outcome();
+    if (const Outcome claim = claimable_draw(); claim.finished()) view.claimable_draw = claim.reason;
+    view.legal_moves = legal_moves();
+    view.legal_moves_human = legal_moves_human();
+    return view;
   }
 
   uint64_t perft(int depth) const override { return chess::perft(pos_, depth); }
@@ -172,6 +178,13 @@ class ChessGame final : public Game {
   std::unique_ptr<Game> clone() const override { return std::make_unique<ChessGame>(*this); }
 
  private:
+  // The legal move `text` (UCI or SAN) names, or why there is none.
+  std::expected<Move, GameError> read_move(std::string_view text) const {
+    auto move = chess::parse_move(pos_, text);
+    if (!move) return std::unexpected(with_kind(move.error(), GameError::Kind::InvalidMove));
+    return *move;
+  }
+
   // The last move in SAN, from the position before it.
   std::string last_move_san() const {
     Position before = pos_;
@@ -179,6 +192,7 @@ class ChessGame final : public Game {
     return to_san(before, moves_.back());
   }
 
+  Position start_;
   Position pos_;
   std::vector<Move> moves_;
   std::vector<UndoInfo> undos_;
@@ -189,7 +203,7 @@ class ChessGame final : public Game {
 
 std::expected<std::unique_ptr<Game>, GameError> make_chess_game(std::string_view fen) {
   auto pos = parse_fen(fen.empty() ? kStartFen : fen);
-  if (!pos) return std::unexpected(pos.error());
+  if (!pos) return std::unexpected(with_kind(pos.error(), GameError::Kind::InvalidPosition));
   return std::make_unique<ChessGame>(*pos);
 }
 

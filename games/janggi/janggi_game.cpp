@@ -15,58 +15,48 @@
 namespace games::janggi {
 namespace {
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      out += fmt::format("\\u{:04x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+// A GameError of `kind` with the message of `error`.
+GameError with_kind(GameError error, GameError::Kind kind) {
+  error.kind = kind;
+  return error;
 }
 
-std::string json_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += json_string(items[i]);
-  }
-  return out + "]";
-}
-
-std::string_view result_name(Outcome::Result r) {
-  switch (r) {
-    case Outcome::Result::Ongoing:
-      return "ongoing";
-    case Outcome::Result::FirstWins:
-      return "cho_wins";
-    case Outcome::Result::SecondWins:
-      return "han_wins";
-    case Outcome::Result::Draw:
-      return "draw";
-  }
-  return "ongoing";
-}
-
-std::string_view side_name(Color c) {
+std::string_view color_name(Color c) {
   return c == Cho ? "Cho" : "Han";
 }
 
 class JanggiGame final : public Game {
  public:
   JanggiGame(std::string variant, Rules rules, Position pos)
-      : variant_(std::move(variant)), rules_(rules), pos_(std::move(pos)) {}
+      : variant_(std::move(variant)), rules_(rules), start_(pos), pos_(std::move(pos)) {}
 
+  using Game::side_name;
   std::string variant() const override { return variant_; }
   std::string fen() const override { return format_fen(pos_); }
+  std::string start_fen() const override { return format_fen(start_); }
   Side side_to_move() const override { return pos_.side_to_move() == Cho ? Side::First : Side::Second; }
+  std::string side_name(Side side) const override {
+    return std::string(color_name(side == Side::First ? Cho : Han));
+  }
   int ply() const override { return pos_.plies_played(); }
+
+  std::vector<std::string> moves() const override {
+    std::vector<std::string> out;
+    for (int back = pos_.plies_played() - 1; back >= 0; --back)
+      out.push_back(move_name(pos_.state_back(back).move));
+    return out;
+  }
+
+  std::vector<std::string> moves_human() const override {
+    std::vector<std::string> out;
+    Position replay = start_;
+    for (int back = pos_.plies_played() - 1; back >= 0; --back) {
+      const Move m = pos_.state_back(back).move;
+      out.push_back(numeric_move(replay, m));
+      replay.do_move(m);
+    }
+    return out;
+  }
 
   // The moves apply() accepts: none once the game is over (also by the no-capture limit or
   // repetition, which Fairy-Stockfish's move generator and perft ignore).
@@ -90,6 +80,12 @@ class JanggiGame final : public Game {
     return move_name(*m);
   }
 
+  std::expected<std::string, GameError> to_human(std::string_view text) const override {
+    auto m = read_move(text);
+    if (!m) return std::unexpected(m.error());
+    return numeric_move(pos_, *m);
+  }
+
   std::expected<void, GameError> apply(std::string_view move) override {
     auto m = read_move(move);
     if (!m) return std::unexpected(m.error());
@@ -108,7 +104,7 @@ class JanggiGame final : public Game {
   Outcome claimable_draw() const override { return Outcome{}; }
 
   std::string render_text() const override;
-  std::string to_json() const override;
+  BoardView board_view() const override;
 
   uint64_t perft(int depth) const override {
     Position scratch = pos_;
@@ -133,8 +129,11 @@ class JanggiGame final : public Game {
  private:
   std::expected<Move, GameError> read_move(std::string_view text) const {
     if (const Outcome o = outcome(); o.finished())
-      return std::unexpected(GameError{"no move can be played: the game is over (" + o.reason + ")"});
-    return parse_move_text(pos_, rules_, text);
+      return std::unexpected(
+          GameError{"no move can be played: the game is over (" + o.reason + ")", GameError::Kind::GameOver});
+    auto m = parse_move_text(pos_, rules_, text);
+    if (!m) return std::unexpected(with_kind(m.error(), GameError::Kind::InvalidMove));
+    return *m;
   }
 
   MoveList legal() const {
@@ -153,13 +152,14 @@ class JanggiGame final : public Game {
 
   std::string variant_;
   Rules rules_;
+  Position start_;  // the position given to make_janggi_game (history empty)
   Position pos_;
 };
 
 std::string JanggiGame::render_text() const {
   const Color us = pos_.side_to_move();
   std::string out =
-      fmt::format("Janggi ({} rules). {} to move ({}); ply {}, move {}.\n", rules_.name, side_name(us),
+      fmt::format("Janggi ({} rules). {} to move ({}); ply {}, move {}.\n", rules_.name, color_name(us),
                   us == Cho ? "uppercase, bottom" : "lowercase, top", ply(), pos_.fullmove());
   const std::string files = "     a b c d e f g h i\n";
   out += files;
@@ -177,7 +177,7 @@ std::string JanggiGame::render_text() const {
       "uppercase = Cho, lowercase = Han; '.' = empty point.\n";
   if (pos_.plies_played() > 0)
     out += fmt::format("Last move: {} ({}).\n", move_name(pos_.state().move), last_move_numeric());
-  if (pos_.state().in_check) out += fmt::format("{}'s general is in check.\n", side_name(us));
+  if (pos_.state().in_check) out += fmt::format("{}'s general is in check.\n", color_name(us));
   if (pos_.state().facing)
     out += rules_.bikjang ? "The generals face each other (bikjang): break the facing or pass.\n"
                           : "The generals face each other.\n";
@@ -187,28 +187,36 @@ std::string JanggiGame::render_text() const {
   return out;
 }
 
-std::string JanggiGame::to_json() const {
-  // squares: 90 points, rank 10 (top, Han's back rank) down to rank 1, each from file a to file i,
-  // holding the FEN letter of the piece or "" when empty (the layout of the chess view).
-  std::vector<std::string> squares;
+BoardView JanggiGame::board_view() const {
+  BoardView view;
+  view.variant = variant_;
+  view.fen = fen();
+  view.files = kNumFiles;
+  view.ranks = kNumRanks;
+  // Rank 10 (top, Han's back rank) down to rank 1, each from file a to file i.
   for (int rank = kNumRanks - 1; rank >= 0; --rank)
     for (int file = 0; file < kNumFiles; ++file) {
-      const Piece p = pos_.piece_on(make_square(file, rank));
-      squares.push_back(p == NoPiece ? "" : std::string(1, piece_char(p)));
+      const Square s = make_square(file, rank);
+      SquareView square{square_name(s), std::nullopt};
+      if (const Piece p = pos_.piece_on(s); p != NoPiece)
+        square.piece = PieceView{color_of(p) == Cho ? Side::First : Side::Second, piece_char(p),
+                                 std::string(piece_type_name(type_of(p)))};
+      view.squares.push_back(std::move(square));
     }
-  const Outcome o = outcome();
-  const bool moved = pos_.plies_played() > 0;
-  return fmt::format(
-      "{{\"variant\":{},\"fen\":{},\"files\":9,\"ranks\":10,\"squares\":{},\"side_to_move\":\"{}\","
-      "\"ply\":{},\"last_move\":{},\"last_move_numeric\":{},\"in_check\":{},\"generals_facing\":{},"
-      "\"points\":{{\"cho\":{:g},\"han\":{:g}}},\"outcome\":{{\"result\":\"{}\",\"reason\":{}}},"
-      "\"claimable_draw\":null,\"legal_moves\":{},\"legal_moves_numeric\":{}}}",
-      json_string(variant_), json_string(fen()), json_list(squares),
-      pos_.side_to_move() == Cho ? "cho" : "han", ply(),
-      moved ? json_string(move_name(pos_.state().move)) : "null",
-      moved ? json_string(last_move_numeric()) : "null", pos_.state().in_check, pos_.state().facing,
-      counting_points(pos_, Cho), counting_points(pos_, Han), result_name(o.result), json_string(o.reason),
-      json_list(legal_moves()), json_list(legal_moves_human()));
+  view.side_names = {side_name(Side::First), side_name(Side::Second)};
+  view.side_to_move = side_to_move();
+  view.ply = ply();
+  if (pos_.plies_played() > 0) {
+    view.last_move = move_name(pos_.state().move);
+    view.last_move_human = last_move_numeric();
+  }
+  if (pos_.state().in_check) view.check_square = square_name(pos_.king_square(pos_.side_to_move()));
+  view.outcome = outcome();
+  view.legal_moves = legal_moves();
+  view.legal_moves_human = legal_moves_human();
+  view.generals_facing = pos_.state().facing;
+  view.points = std::array<double, 2>{counting_points(pos_, Cho), counting_points(pos_, Han)};
+  return view;
 }
 
 }  // namespace
@@ -218,10 +226,11 @@ std::expected<std::unique_ptr<Game>, GameError> make_janggi_game(std::string_vie
   const std::optional<Rules> rules = rules_for_variant(variant);
   if (!rules)
     return std::unexpected(GameError{"unknown janggi rule set '" + std::string(variant) +
-                                     "' (known: janggi, janggimodern, janggicasual, janggitraditional)"});
+                                         "' (known: janggi, janggimodern, janggicasual, janggitraditional)",
+                                     GameError::Kind::UnknownVariant});
   const std::string standard = start_fen();
   auto pos = parse_fen(fen.empty() ? std::string_view(standard) : fen);
-  if (!pos) return std::unexpected(pos.error());
+  if (!pos) return std::unexpected(with_kind(pos.error(), GameError::Kind::InvalidPosition));
   return std::make_unique<JanggiGame>(std::string(variant), *rules, std::move(*pos));
 }
 

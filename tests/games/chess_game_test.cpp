@@ -1,5 +1,5 @@
 // The chess games::Game as the arena sees it: the factory, apply/undo/clone, the prompt text
-// and the board-view JSON.
+// and the board view.
 #include "games/chess/chess_game.h"
 
 #include <catch2/catch.hpp>
@@ -55,25 +55,81 @@ TEST_CASE("render_text draws the board for a prompt", "[games]") {
   CHECK(check->render_text().find("Castling rights: none.") != std::string::npos);
 }
 
-TEST_CASE("to_json describes the board for the viewer", "[games]") {
+TEST_CASE("board_view describes the board for the viewer", "[games]") {
   auto game = std::move(*games::chess::make_chess_game(""));
   for (const char* m : {"f3", "e5", "g4", "Qh4#"}) REQUIRE(game->apply(m).has_value());
-  const std::string json = game->to_json();
-  CHECK(json.find("\"variant\":\"chess\"") != std::string::npos);
-  CHECK(json.find("\"fen\":\"rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\"") !=
-        std::string::npos);
-  CHECK(json.find("\"squares\":[\"r\",\"n\",\"b\",\"\",\"k\"") != std::string::npos);
-  CHECK(json.find("\"side_to_move\":\"white\"") != std::string::npos);
-  CHECK(json.find("\"last_move\":\"d8h4\"") != std::string::npos);
-  CHECK(json.find("\"last_move_san\":\"Qh4#\"") != std::string::npos);
-  CHECK(json.find("\"in_check\":true") != std::string::npos);
-  CHECK(json.find("\"outcome\":{\"result\":\"black_wins\",\"reason\":\"checkmate\"}") != std::string::npos);
-  CHECK(json.find("\"legal_moves\":[]") != std::string::npos);
+  const games::BoardView view = game->board_view();
+  CHECK(view.variant == "chess");
+  CHECK(view.fen == "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+  CHECK(view.files == 8);
+  CHECK(view.ranks == 8);
+  REQUIRE(view.squares.size() == 64);
+  CHECK(view.squares[0].name == "a8");
+  REQUIRE(view.squares[0].piece.has_value());
+  CHECK(view.squares[0].piece->letter == 'r');
+  CHECK(view.squares[0].piece->name == "rook");
+  CHECK(view.squares[0].piece->side == games::Side::Second);
+  CHECK_FALSE(view.squares[3].piece.has_value());  // d8: the queen left
+  CHECK(view.squares[63].name == "h1");
+  CHECK(view.squares[63].piece->letter == 'R');
+  CHECK(view.squares[63].piece->side == games::Side::First);
+  CHECK(view.side_names == std::array<std::string, 2>{"White", "Black"});
+  CHECK(view.side_to_move == games::Side::First);
+  CHECK(view.ply == 4);
+  CHECK(view.last_move == "d8h4");
+  CHECK(view.last_move_human == "Qh4#");
+  CHECK(view.check_square == "e1");
+  CHECK(view.outcome.result == games::Outcome::Result::SecondWins);
+  CHECK(view.outcome.reason == "checkmate");
+  CHECK(view.legal_moves.empty());
+  CHECK_FALSE(view.points.has_value());
 
   auto start = std::move(*games::chess::make_chess_game(""));
-  const std::string first = start->to_json();
-  CHECK(first.find("\"last_move\":null") != std::string::npos);
-  CHECK(first.find("\"outcome\":{\"result\":\"ongoing\",\"reason\":\"\"}") != std::string::npos);
-  CHECK(first.find("\"claimable_draw\":null") != std::string::npos);
-  CHECK(first.find("\"e2e4\"") != std::string::npos);
+  const games::BoardView first = start->board_view();
+  CHECK_FALSE(first.last_move.has_value());
+  CHECK_FALSE(first.check_square.has_value());
+  CHECK(first.outcome.result == games::Outcome::Result::Ongoing);
+  CHECK_FALSE(first.claimable_draw.has_value());
+  REQUIRE(first.legal_moves.size() == 20);
+  REQUIRE(first.legal_moves_human.size() == 20);
+  for (size_t i = 0; i < first.legal_moves.size(); ++i)
+    CHECK(start->to_human(first.legal_moves[i]).value() == first.legal_moves_human[i]);
+}
+
+TEST_CASE("chess names its sides and keeps the moves since the start position", "[games]") {
+  const std::string fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+  auto game = std::move(*games::make_game("chess", fen));
+  CHECK(game->side_name() == "White");
+  CHECK(game->side_name(games::Side::Second) == "Black");
+  CHECK(game->to_human("e1g1").value() == "O-O");
+  CHECK(game->to_human("O-O-O").value() == "O-O-O");
+  const auto bad = game->to_human("e1e3");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().kind == games::GameError::Kind::InvalidMove);
+  for (const char* m : {"e1g1", "a8a1"}) REQUIRE(game->apply(m).has_value());
+  CHECK(game->side_name() == "White");
+  CHECK(game->start_fen() == fen);
+  CHECK(game->moves() == std::vector<std::string>{"e1g1", "a8a1"});
+  CHECK(game->moves_human() == std::vector<std::string>{"O-O", "Rxa1"});
+  CHECK(game->board_view().claimable_draw == std::nullopt);
+  auto copy = game->clone();
+  REQUIRE(copy->undo());
+  CHECK(copy->moves() == std::vector<std::string>{"e1g1"});
+  CHECK(game->moves().size() == 2);
+  // Replaying the history from the start position reaches the same position.
+  auto replay = std::move(*games::make_game("chess", game->start_fen()));
+  for (const auto& m : game->moves()) REQUIRE(replay->apply(m).has_value());
+  CHECK(replay->fen() == game->fen());
+}
+
+TEST_CASE("game errors carry a kind", "[games]") {
+  CHECK(games::make_game("shogi").error().kind == games::GameError::Kind::UnknownVariant);
+  CHECK(games::make_game("chess", "8/8 w").error().kind == games::GameError::Kind::InvalidPosition);
+  auto game = std::move(*games::make_game("chess"));
+  CHECK(game->apply("e5").error().kind == games::GameError::Kind::InvalidMove);
+  CHECK(games::to_string(games::GameError::Kind::InvalidMove) == "invalid move");
+  CHECK(games::to_string(games::Outcome::Result::SecondWins) == "second_wins");
+  CHECK(games::is_janggi("janggimodern"));
+  CHECK_FALSE(games::is_janggi("chess"));
+  CHECK_FALSE(games::is_janggi("janggix"));
 }

@@ -1,8 +1,7 @@
-// Janggi behind games::Game: the text board for prompts, the JSON board view, clone and undo.
+// Janggi behind games::Game: the text board for prompts, the board view, clone and undo.
 #include "games/janggi/janggi_game.h"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <string>
 
 namespace {
@@ -30,33 +29,68 @@ TEST_CASE("janggi render_text shows files, ranks, pieces and the side to move", 
   CHECK(checked->render_text().find("Cho's general is in check.") != std::string::npos);
 }
 
-TEST_CASE("janggi to_json describes the board view", "[games][janggi]") {
+TEST_CASE("janggi board_view describes the board view", "[games][janggi]") {
   auto game = game_from("");
   REQUIRE(game->apply("e2e2").has_value());
-  const auto json = nlohmann::json::parse(game->to_json());
-  CHECK(json["variant"] == "janggi");
-  CHECK(json["fen"] == game->fen());
+  const games::BoardView view = game->board_view();
+  CHECK(view.variant == "janggi");
+  CHECK(view.fen == game->fen());
+  CHECK(view.files == 9);
+  CHECK(view.ranks == 10);
   // 90 points from a10 to i10, then rank 9, ... down to rank 1.
-  REQUIRE(json["squares"].size() == 90);
-  CHECK(json["squares"][0] == "r");          // a10
-  CHECK(json["squares"][9 + 4] == "k");      // e9
-  CHECK(json["squares"][8 * 9 + 4] == "K");  // e2
-  CHECK(json["squares"][9 * 9 + 4] == "");   // e1
-  CHECK(json["squares"][9 * 9 + 8] == "R");  // i1
-  CHECK(json["side_to_move"] == "han");
-  CHECK(json["last_move"] == "e2e2");
-  CHECK(json["last_move_numeric"] == "한수쉼");
-  CHECK(json["in_check"] == false);
-  CHECK(json["outcome"]["result"] == "ongoing");
-  CHECK(json["legal_moves"].size() == 32);
-  CHECK(json["legal_moves_numeric"].size() == 32);
-  CHECK(json["claimable_draw"].is_null());
-  CHECK(json["points"]["han"] == 73.5);
+  REQUIRE(view.squares.size() == 90);
+  CHECK(view.squares[0].name == "a10");
+  CHECK(view.squares[0].piece->letter == 'r');
+  CHECK(view.squares[0].piece->name == "chariot");
+  CHECK(view.squares[9 + 4].piece->letter == 'k');  // e9
+  CHECK(view.squares[9 + 4].piece->side == games::Side::Second);
+  CHECK(view.squares[8 * 9 + 4].name == "e2");
+  CHECK(view.squares[8 * 9 + 4].piece->name == "general");
+  CHECK(view.squares[8 * 9 + 4].piece->side == games::Side::First);
+  CHECK_FALSE(view.squares[9 * 9 + 4].piece.has_value());  // e1
+  CHECK(view.squares[9 * 9 + 8].piece->letter == 'R');     // i1
+  CHECK(view.side_names == std::array<std::string, 2>{"Cho", "Han"});
+  CHECK(view.side_to_move == games::Side::Second);
+  CHECK(view.last_move == "e2e2");
+  CHECK(view.last_move_human == "한수쉼");
+  CHECK_FALSE(view.check_square.has_value());
+  CHECK(view.outcome.result == games::Outcome::Result::Ongoing);
+  CHECK(view.legal_moves.size() == 32);
+  CHECK(view.legal_moves_human.size() == 32);
+  CHECK_FALSE(view.claimable_draw.has_value());
+  REQUIRE(view.points.has_value());
+  CHECK((*view.points)[1] == 73.5);
   REQUIRE(game->apply("e9e9").has_value());
-  const auto over = nlohmann::json::parse(game->to_json());
-  CHECK(over["outcome"]["result"] == "han_wins");
-  CHECK(over["outcome"]["reason"] == "both sides passed; counting: Cho 72, Han 73.5");
-  CHECK(over["legal_moves"].empty());
+  const games::BoardView over = game->board_view();
+  CHECK(over.outcome.result == games::Outcome::Result::SecondWins);
+  CHECK(over.outcome.reason == "both sides passed; counting: Cho 72, Han 73.5");
+  CHECK(over.legal_moves.empty());
+  const auto late = game->apply("e2e2");
+  REQUIRE_FALSE(late.has_value());
+  CHECK(late.error().kind == games::GameError::Kind::GameOver);
+
+  auto checked = game_from("4k4/9/9/9/9/3r5/9/9/9/3K5 w - - 0 1");
+  CHECK(checked->board_view().check_square == "d1");
+}
+
+TEST_CASE("janggi names its sides, writes moves in numeric notation and keeps its history",
+          "[games][janggi]") {
+  auto game = game_from("");
+  CHECK(game->side_name() == "Cho");
+  CHECK(game->side_name(games::Side::Second) == "Han");
+  CHECK(game->to_human("b1c3").value() == "02마83");
+  CHECK(game->to_human("02마83").value() == "02마83");
+  CHECK(game->to_human("e2e2").value() == "한수쉼");
+  CHECK(game->to_human("b1b5").error().kind == games::GameError::Kind::InvalidMove);
+  REQUIRE(game->apply("b1c3").has_value());
+  REQUIRE(game->apply("e9e9").has_value());
+  CHECK(game->side_name() == "Cho");
+  CHECK(game->start_fen() == "rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1");
+  CHECK(game->moves() == std::vector<std::string>{"b1c3", "e9e9"});
+  CHECK(game->moves_human() == std::vector<std::string>{"02마83", "한수쉼"});
+  auto replay = games::make_game("janggi", game->start_fen());
+  for (const auto& m : game->moves()) REQUIRE((*replay)->apply(m).has_value());
+  CHECK((*replay)->fen() == game->fen());
 }
 
 TEST_CASE("janggi clone is independent and undo restores the position", "[games][janggi]") {
