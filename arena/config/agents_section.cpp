@@ -1,0 +1,269 @@
+// The `agents:` section: name, type and variants, then the parameters of the type (llm, uci,
+// search, random). Prompts come by value or from files relative to the config file. A key that
+// belongs to another type is reported as such.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "arena/config/sections.h"
+
+namespace arena::config {
+namespace {
+
+using agents::AgentConfig;
+
+const std::vector<std::string> kTypes = {"llm", "uci", "search", "random"};
+
+template <typename E>
+const std::vector<std::string>& names_of(size_t count) {
+  static const auto names = enum_names<E>(count);
+  return names;
+}
+
+// One prompt: by value (`key`) or from a file (`key_file`), not both.
+void read_prompt(FieldReader& f, LoadContext& ctx, const std::string& key, std::string& text,
+                 std::string& source) {
+  const std::string file_key = key + "_file";
+  const bool inline_given = f.has(key), file_given = f.has(file_key);
+  f.read(key, text);
+  std::string file;
+  f.read(file_key, file);
+  if (inline_given && file_given) {
+    ctx.diag.error(f.mark(file_key), fmt::format("give {} or {}, not both", key, file_key));
+    return;
+  }
+  if (file_given && !file.empty()) {
+    file = ctx.path(file, f.mark(file_key));
+    if (file.empty()) return;
+    text = ctx.read_file(file, f.mark(file_key), key + " file");
+    source += fmt::format("{}{}: {}", source.empty() ? "" : "; ", key, file);
+  } else if (inline_given) {
+    source += fmt::format("{}{}: {}:{}", source.empty() ? "" : "; ", key, ctx.diag.file(), f.mark(key).line);
+  }
+}
+
+void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ctx,
+                 agents::OpenAiBackendConfig& o) {
+  FieldReader f(node, fmt::format("openai of agent '{}'", agent), ctx.diag);
+  f.read("base_url", o.base_url);
+  f.read("model", o.model);
+  f.read("api_key_env", o.api_key_env);
+  f.read_enum("endpoint", o.endpoint, agents::parse_endpoint, names_of<agents::Endpoint>(2));
+  f.read_enum("constraint", o.constraint, agents::parse_remote_constraint,
+              names_of<agents::RemoteConstraint>(3));
+  f.read_duration("timeout", o.timeout, std::chrono::milliseconds(1));
+  f.read("max_concurrency", o.max_concurrency, 1, 1024);
+  f.read("max_retries", o.max_retries, 0, 100);
+  f.read_duration("backoff", o.backoff, std::chrono::milliseconds(0));
+  if (node && !node->is_null()) {
+    if (o.base_url.empty())
+      ctx.diag.error(
+          f.mark(),
+          fmt::format("openai of agent '{}' needs base_url (e.g. http://127.0.0.1:8000/v1)", agent));
+    else if (!o.base_url.starts_with("http://") && !o.base_url.starts_with("https://"))
+      ctx.diag.error(f.mark("base_url"),
+                     fmt::format("base_url must start with http:// or https://, got '{}'", o.base_url));
+    if (o.model.empty())
+      ctx.diag.error(f.mark(),
+                     fmt::format("openai of agent '{}' needs model (the server's model name)", agent));
+  }
+  f.finish();
+}
+
+void read_llm(FieldReader& f, LoadContext& ctx, const std::string& agent, agents::LlmAgentConfig& c,
+              AgentMarks& marks) {
+  f.read("model", c.model);
+  marks.model = f.mark("model");
+  f.read_enum("backend", c.backend, agents::parse_backend_kind, names_of<agents::BackendKind>(2));
+  const YamlNode* openai = f.get("openai");
+  if (c.backend == agents::BackendKind::OpenAi) {
+    if (!openai)
+      ctx.diag.error(f.mark("backend"),
+                     fmt::format("agent '{}' has backend openai but no `openai:` settings", agent));
+    read_openai(openai, agent, ctx, c.openai);
+  } else if (openai) {
+    ctx.diag.error(
+        openai->mark,
+        fmt::format("agent '{}' has `openai:` settings but backend engine (add backend: openai)", agent));
+  }
+  read_prompt(f, ctx, "system_prompt", c.system_prompt, c.prompt_source);
+  read_prompt(f, ctx, "move_template", c.move_template, c.prompt_source);
+  f.read_enum("notation", c.notation, agents::parse_notation, names_of<agents::Notation>(3));
+  marks.notation = f.mark("notation");
+  f.read_enum("mode", c.mode, agents::parse_output_mode, names_of<agents::OutputMode>(3));
+  f.read_enum("history", c.history, agents::parse_history_mode, names_of<agents::HistoryMode>(2));
+  f.read("chat", c.chat);
+  f.read("temperature", c.temperature, 0.0, 100.0);
+  f.read("top_k", c.top_k, 0, 1 << 20);
+  f.read("top_p", c.top_p, 1e-6, 1.0);
+  f.read("min_p", c.min_p, 0.0, 1.0);
+  f.read("seed", c.seed);
+  f.read("max_tokens", c.max_tokens, 1, 1 << 16);
+  f.read("max_retries", c.max_retries, 0, 100);
+  f.read_enum("on_failure", c.on_failure, agents::parse_on_failure, names_of<agents::OnFailure>(3));
+  f.read("reasoning_tokens", c.reasoning_tokens, 1, 1 << 16);
+  f.read("reasoning_marker", c.reasoning_marker);
+  if (c.mode == agents::OutputMode::Reason && c.reasoning_marker.empty())
+    ctx.diag.error(f.mark("reasoning_marker"),
+                   fmt::format("agent '{}' in reason mode needs a reasoning_marker", agent));
+}
+
+// Whether `command` names an executable: a path (with '/') or a name found on PATH.
+bool command_found(const std::string& command, LoadContext& ctx) {
+  if (command.find('/') != std::string::npos) return ::access(command.c_str(), X_OK) == 0;
+  const auto path = ctx.options.get_env ? ctx.options.get_env("PATH") : std::nullopt;
+  std::stringstream dirs(path.value_or("/usr/local/bin:/usr/bin:/bin:/usr/games"));
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((std::filesystem::path(dir) / command).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+void read_uci(FieldReader& f, LoadContext& ctx, const std::string& agent, agents::UciAgentConfig& c,
+              AgentMarks& marks) {
+  f.read("command", c.command);
+  marks.command = f.mark("command");
+  if (!f.has("command") || c.command.empty()) {
+    ctx.diag.error(f.mark(), fmt::format("uci agent '{}' needs a command (the engine's executable, e.g. "
+                                         "/usr/games/stockfish)",
+                                         agent));
+  } else {
+    // A path with a folder resolves against the config file's folder; a bare name is looked up on PATH.
+    const std::string expanded = ctx.path(c.command, marks.command, /*resolve=*/false);
+    c.command = expanded.find('/') != std::string::npos ? ctx.path(expanded, marks.command) : expanded;
+    if (ctx.options.check_files && !c.command.empty() && !command_found(c.command, ctx))
+      ctx.diag.error(marks.command, fmt::format("UCI engine '{}' not found{}", c.command,
+                                                c.command.find('/') == std::string::npos ? " on PATH" : ""));
+  }
+  f.read_list("args", c.args);
+  if (const YamlNode* options = f.get("options")) {
+    if (!options->is_map() && !options->is_null()) {
+      ctx.diag.error(options->mark, fmt::format("options must map UCI option names to values, got {}",
+                                                options->kind_name()));
+    } else {
+      for (const auto& e : options->entries) {
+        if (!e.key.is_scalar() || !(e.value.is_scalar() || e.value.is_null())) {
+          ctx.diag.error(e.key.mark, "a UCI option is `Name: value`");
+          continue;
+        }
+        c.options[e.key.scalar] = e.value.scalar;
+      }
+    }
+  }
+  f.read("skill_level", c.skill_level, 0, 20);
+  f.read("elo", c.elo, 0, 4000);
+  f.read("threads", c.threads, 1, 1024);
+  uint64_t hash_bytes = static_cast<uint64_t>(c.hash_mb) << 20;
+  f.read_memory("hash", hash_bytes, uint64_t{1} << 20);
+  if (hash_bytes % (uint64_t{1} << 20) != 0)
+    ctx.diag.error(f.mark("hash"), "hash must be a whole number of MiB");
+  c.hash_mb = static_cast<int32_t>(std::min<uint64_t>(hash_bytes >> 20, 1 << 20));
+  f.read_duration("movetime", c.movetime, std::chrono::milliseconds(1));
+  f.read("depth", c.depth, 1, 1000);
+  f.read("nodes", c.nodes, 1, INT64_MAX);
+  f.read_duration("startup_timeout", c.startup_timeout, std::chrono::milliseconds(100));
+  f.read_duration("move_margin", c.move_margin, std::chrono::milliseconds(0));
+}
+
+void read_search(FieldReader& f, agents::SearchAgentConfig& c) {
+  f.read("depth", c.depth, 1, 64);
+  f.read("nodes", c.nodes, 1, INT64_MAX);
+  f.read_duration("movetime", c.movetime, std::chrono::milliseconds(1));
+  f.read("seed", c.seed);
+}
+
+void read_random(FieldReader& f, agents::RandomAgentConfig& c) {
+  f.read("seed", c.seed);
+}
+
+// Reads the fields of `type` with `f`.
+void read_type_fields(const std::string& type, FieldReader& f, LoadContext& ctx, AgentConfig& a,
+                      AgentMarks& marks) {
+  if (type == "llm") {
+    read_llm(f, ctx, a.name, a.params.emplace<agents::LlmAgentConfig>(), marks);
+  } else if (type == "uci") {
+    read_uci(f, ctx, a.name, a.params.emplace<agents::UciAgentConfig>(), marks);
+  } else if (type == "search") {
+    read_search(f, a.params.emplace<agents::SearchAgentConfig>());
+  } else {
+    read_random(f, a.params.emplace<agents::RandomAgentConfig>());
+  }
+}
+
+// The keys of each agent type (read from an empty mapping, so they never drift from the readers).
+const std::vector<std::vector<std::string>>& type_keys(const LoadOptions& options) {
+  static const auto keys = [&] {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& type : kTypes) {
+      Diagnostics scratch("");
+      LoadContext ctx{scratch, {}, options};
+      FieldReader f(nullptr, "", scratch);
+      AgentConfig a;
+      AgentMarks m;
+      read_type_fields(type, f, ctx, a, m);
+      out.push_back(f.known());
+    }
+    return out;
+  }();
+  return keys;
+}
+
+void read_agent(const YamlNode& node, size_t index, LoadContext& ctx, AgentConfig& a, AgentMarks& marks) {
+  FieldReader f(&node, fmt::format("agents[{}]", index), ctx.diag);
+  marks.entry = node.mark;
+  f.read("name", a.name);
+  marks.name = f.mark("name");
+  if (a.name.empty()) ctx.diag.error(node.mark, fmt::format("agents[{}] needs a name", index));
+  if (!a.name.empty()) f.set_what(fmt::format("agent '{}'", a.name));
+  std::string type;
+  f.read("type", type);
+  marks.type = f.mark("type");
+  f.read_list("variants", a.variants);
+  marks.variants = f.mark("variants");
+  if (const YamlNode* v = f.get("variants"); v && v->is_sequence())
+    for (const auto& item : v->items) marks.variant_items.push_back(item.mark);
+  else
+    marks.variant_items.assign(a.variants.size(), marks.variants);
+
+  const bool known_type = std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
+  if (!f.has("type")) {
+    ctx.diag.error(node.mark, fmt::format("{} needs a type: {}", f.what(), join_names(kTypes)));
+  } else if (!known_type) {
+    ctx.diag.error(marks.type, fmt::format("unknown agent type '{}'{}; expected one of: {}", type,
+                                           did_you_mean(type, kTypes), join_names(kTypes)));
+  }
+  if (!known_type) return;  // the other keys cannot be judged without a type
+  read_type_fields(type, f, ctx, a, marks);
+  const auto& keys = type_keys(ctx.options);
+  f.finish([&](const std::string& key) -> std::optional<std::string> {
+    std::vector<std::string> owners;
+    for (size_t t = 0; t < kTypes.size(); ++t)
+      if (kTypes[t] != type && std::find(keys[t].begin(), keys[t].end(), key) != keys[t].end())
+        owners.push_back(kTypes[t]);
+    if (owners.empty()) return std::nullopt;
+    std::string list = owners.front();
+    for (size_t i = 1; i < owners.size(); ++i) list += (i + 1 == owners.size() ? " and " : ", ") + owners[i];
+    return fmt::format("'{}' is a field of {} agents, not of {} agents ({} has type {})", key, list, type,
+                       f.what(), type);
+  });
+}
+
+}  // namespace
+
+void read_agents(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks) {
+  if (!node || node->is_null()) return;
+  if (!node->is_sequence()) {
+    ctx.diag.error(node->mark,
+                   fmt::format("agents must be a list of agents (- name: ...), got {}", node->kind_name()));
+    return;
+  }
+  for (size_t i = 0; i < node->items.size(); ++i) {
+    AgentConfig a;
+    AgentMarks am;
+    read_agent(node->items[i], i, ctx, a, am);
+    config.agents.push_back(std::move(a));
+    marks.agents.push_back(std::move(am));
+  }
+}
+
+}  // namespace arena::config

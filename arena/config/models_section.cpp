@@ -1,0 +1,77 @@
+// The `models:` section: one entry per GGUF model, with the knobs of the engine serving it.
+#include <fmt/format.h>
+
+#include "arena/config/sections.h"
+
+namespace arena::config {
+namespace {
+
+const std::vector<std::string>& kv_dtype_names() {
+  static const auto names = enum_names<engine::KvDtype>(3);
+  return names;
+}
+const std::vector<std::string>& batching_names() {
+  static const auto names = enum_names<engine::BatchingMode>(3);
+  return names;
+}
+
+template <typename E>
+std::optional<E> parse_by_name(std::string_view s, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (s == to_string(static_cast<E>(i))) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+void read_model(const YamlNode& node, size_t index, LoadContext& ctx, ModelConfig& m, ModelMarks& marks) {
+  FieldReader f(&node, fmt::format("models[{}]", index), ctx.diag);
+  marks.entry = node.mark;
+  f.read("name", m.name);
+  marks.name = f.mark("name");
+  if (!f.has("name")) ctx.diag.error(node.mark, fmt::format("models[{}] needs a name", index));
+  f.read("path", m.path);
+  marks.path = f.mark("path");
+  marks.path_given = f.has("path") && !m.path.empty();
+  if (marks.path_given) m.path = ctx.path(m.path, marks.path);
+  f.read("chat_template", m.chat_template);
+  f.read("threads", m.threads, 0, 1024);
+
+  engine::SchedulerConfig& s = m.engine.scheduler;
+  f.read_enum(
+      "batching", s.mode, [](std::string_view v) { return parse_by_name<engine::BatchingMode>(v, 3); },
+      batching_names());
+  f.read("max_num_seqs", s.max_num_seqs, 1, 4096);
+  f.read("max_num_batched_tokens", s.max_num_batched_tokens, 1, 1 << 20);
+  f.read("max_queue", s.max_queue, 1, 1 << 20);
+
+  engine::CacheConfig& c = m.engine.cache;
+  f.read("block_size", c.block_size, 1, 1024);
+  f.read_enum(
+      "kv_dtype", c.dtype, [](std::string_view v) { return parse_by_name<engine::KvDtype>(v, 3); },
+      kv_dtype_names());
+  uint64_t kv_bytes = c.kv_cache_bytes;
+  f.read_memory("kv_cache_size", kv_bytes, uint64_t{1} << 20);
+  c.kv_cache_bytes = static_cast<size_t>(kv_bytes);
+  f.read("kv_memory_fraction", c.kv_memory_fraction, 0.001, 1.0);
+  f.read("prefix_cache", c.enable_prefix_cache);
+  f.finish();
+}
+
+}  // namespace
+
+void read_models(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks) {
+  if (!node || node->is_null()) return;
+  if (!node->is_sequence()) {
+    ctx.diag.error(node->mark,
+                   fmt::format("models must be a list of models (- name: ...), got {}", node->kind_name()));
+    return;
+  }
+  for (size_t i = 0; i < node->items.size(); ++i) {
+    ModelConfig m;
+    ModelMarks mm;
+    read_model(node->items[i], i, ctx, m, mm);
+    config.models.push_back(std::move(m));
+    marks.models.push_back(mm);
+  }
+}
+
+}  // namespace arena::config

@@ -1,0 +1,66 @@
+// Internal to arena/config: the pieces of one load (the context with path expansion, and the
+// places of the fields that cross-reference checks point at), shared by the section readers
+// models_section.cpp, agents_section.cpp, tournament_section.cpp and the checks in validate.cpp.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "arena/config/config.h"
+#include "arena/config/diagnostics.h"
+#include "arena/config/fields.h"
+#include "arena/config/loader.h"
+#include "arena/config/yaml_tree.h"
+
+namespace arena::config {
+
+struct LoadContext {
+  Diagnostics& diag;
+  std::filesystem::path base_dir;  // the config file's folder (absolute)
+  const LoadOptions& options;
+
+  // `text` with ${VAR} and ${VAR:-default} expanded (errors at `mark`), resolved against
+  // base_dir when relative and `resolve` is set, lexically normalized.
+  std::string path(const std::string& text, SourceMark mark, bool resolve = true);
+  // The contents of the file at `path` (already resolved), or "" with an error at `mark`.
+  std::string read_file(const std::string& path, SourceMark mark, std::string_view what);
+};
+
+struct ModelMarks {
+  SourceMark entry, name, path;
+  bool path_given = false;
+};
+
+struct AgentMarks {
+  SourceMark entry, name, type, model, variants, notation, command;
+  std::vector<SourceMark> variant_items;
+};
+
+struct TournamentMarks {
+  SourceMark section, games, agents, gauntlet_seed, referee, draw, resign, sprt, openings_file, janggi_setups;
+  std::vector<SourceMark> game_items, agent_items;
+};
+
+struct Marks {
+  std::vector<ModelMarks> models;
+  std::vector<AgentMarks> agents;
+  TournamentMarks tournament;
+  SourceMark output_dir, web_port, web_bind;
+};
+
+// The names of enum E's first `count` values, through its to_string.
+template <typename E>
+std::vector<std::string> enum_names(size_t count) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) names.emplace_back(to_string(static_cast<E>(i)));
+  return names;
+}
+
+void read_models(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
+void read_agents(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
+void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
+// Cross-reference checks and resolved defaults (participants, variants, models of LLM agents).
+void check_config(LoadContext& ctx, Config& config, const Marks& marks);
+
+}  // namespace arena::config

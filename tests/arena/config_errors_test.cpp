@@ -1,0 +1,104 @@
+// Broken configs: each file of tests/data/configs/ lists the errors it must produce
+// (`# expect: LINE:COL: MESSAGE`); the loader must report exactly those, all at once, with
+// their places and the nearest-key suggestions. Plus inline cases for the fuzz entry point.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "arena/config/loader.h"
+#include "tests/arena/config_test_paths.h"
+
+using namespace arena::config;
+
+namespace {
+
+struct Expected {
+  int32_t line = 0, column = 0;
+  std::string message;
+};
+
+std::vector<Expected> expectations(const std::filesystem::path& file) {
+  std::vector<Expected> out;
+  std::ifstream in(file);
+  const std::string tag = "# expect: ";
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with(tag)) continue;
+    Expected e;
+    const std::string rest = line.substr(tag.size());
+    const size_t colon1 = rest.find(':'), colon2 = rest.find(':', colon1 + 1);
+    e.line = std::stoi(rest.substr(0, colon1));
+    e.column = std::stoi(rest.substr(colon1 + 1, colon2 - colon1 - 1));
+    e.message = rest.substr(colon2 + 2);
+    out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every broken config reports exactly its expected errors", "[arena]") {
+  const auto source = arena::test::source_dir();
+  REQUIRE(source);
+  const auto dir = *source / "tests" / "data" / "configs";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 10);
+  for (const auto& file : files) {
+    SECTION(file.filename().string()) {
+      LoadOptions options;
+      options.default_model_path = file.string();  // any existing file stands in for a model
+      const auto expected = expectations(file);
+      REQUIRE_FALSE(expected.empty());
+      const auto r = load_config(file, options);
+      REQUIRE_FALSE(r);
+      const std::string all = format_diagnostics(r.error());
+      INFO(all);
+      REQUIRE(r.error().size() == expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const Diagnostic& d = r.error()[i];
+        CHECK(d.file == file.string());
+        CHECK(d.mark.line == expected[i].line);
+        CHECK(d.mark.column == expected[i].column);
+        CHECK_THAT(d.message, Catch::Contains(expected[i].message));
+      }
+    }
+  }
+}
+
+TEST_CASE("hostile or empty text gives an error, never a crash", "[arena]") {
+  const LoadOptions options;
+  const std::vector<std::string> texts = {"",
+                                          "~",
+                                          "[]",
+                                          "42",
+                                          "agents: 7",
+                                          "agents: [1, 2]",
+                                          "agents: [{name: [x]}]",
+                                          "tournament: {games: {a: b}}",
+                                          "a: &x [*x]",
+                                          "a: !!binary foo",
+                                          "agents: [{name: a, type: llm, temperature: 1e999}]",
+                                          "models: [{name: m, kv_cache_size: 99999999TiB}]",
+                                          std::string(200, '[') + std::string(200, ']'),
+                                          "agents: [{name: a, type: uci, command: '${A', movetime: 1s}]",
+                                          "\t\x01\xff: x"};
+  for (const std::string& text : texts) {
+    const auto r = load_config_from_string(text, "fuzz.yaml", options);
+    CHECK_FALSE(r);
+    if (!r) CHECK_FALSE(r.error().empty());
+  }
+}
+
+TEST_CASE("an empty config says what it needs", "[arena]") {
+  const auto r = load_config_from_string("# nothing yet\n", "empty.yaml", {});
+  REQUIRE_FALSE(r);
+  CHECK(format_diagnostics(r.error()) ==
+        "empty.yaml:1:1: the config is empty: it needs at least `agents:` (see docs/config.md)\n");
+}
+
+TEST_CASE("a missing config file is one clear error", "[arena]") {
+  const auto r = load_config("no/such/config.yaml");
+  REQUIRE_FALSE(r);
+  CHECK(format_diagnostics(r.error()) == "no/such/config.yaml: cannot open the config file (no such file)\n");
+}
