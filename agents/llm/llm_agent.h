@@ -9,6 +9,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_config.h"
+#include "agents/backend/backend.h"
 
 namespace agents {
 
@@ -17,5 +18,9 @@ namespace agents {
 // read through env.get_env), its prompts checked for unknown placeholders.
 std::expected<std::unique_ptr<Agent>, AgentError> make_llm_agent(const AgentConfig& config,
                                                                  const AgentEnvironment& env);
+
+// The same agent over a backend the caller made (tests feed scripted answers through one).
+std::expected<std::unique_ptr<Agent>, AgentError> make_llm_agent(
+    const AgentConfig& config, std::shared_ptr<backend::LlmBackend> backend);
 
 }  // namespace agents

@@ -1,0 +1,155 @@
+// EngineBackend: CompletionRequest -> engine::GenerateRequest (rendered, tokenized, constrained),
+// GenerateResult -> CompletionResult in the engine's on_finish callback (no polling thread).
+#include "agents/backend/engine_backend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+
+namespace agents::backend {
+
+namespace {
+
+// The engine request of one submit; cancel() may come before the handle exists.
+class EnginePending final : public PendingCompletion {
+ public:
+  void cancel() override {
+    std::optional<engine::RequestHandle> handle;
+    {
+      std::lock_guard lock(mutex_);
+      cancelled_ = true;
+      handle = handle_;
+    }
+    if (handle) handle->cancel();
+  }
+  // Stores the handle; cancels it at once when cancel() came first.
+  void set_handle(engine::RequestHandle handle) {
+    bool cancel_now = false;
+    {
+      std::lock_guard lock(mutex_);
+      handle_ = handle;
+      cancel_now = cancelled_;
+    }
+    if (cancel_now) handle.cancel();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::optional<engine::RequestHandle> handle_;
+  bool cancelled_ = false;
+};
+
+CompletionResult failed(FailureKind kind, std::string message) {
+  CompletionResult r;
+  r.failure = MoveFailure{kind, std::move(message)};
+  return r;
+}
+
+}  // namespace
+
+EngineBackend::EngineBackend(ModelBinding binding) : binding_(std::move(binding)) {}
+
+std::string EngineBackend::describe() const {
+  return "engine " + binding_.name;
+}
+
+std::optional<std::string> EngineBackend::chat_unavailable() const {
+  if (!binding_.model->chat()) return binding_.model->chat().error().message;
+  return std::nullopt;
+}
+
+std::shared_ptr<PendingCompletion> EngineBackend::submit(CompletionRequest request,
+                                                         std::function<void(CompletionResult)> on_done) {
+  auto pending = std::make_shared<EnginePending>();
+  std::string text;
+  if (request.chat) {
+    auto rendered = binding_.model->render_chat(request.messages);
+    if (!rendered) {
+      on_done(failed(FailureKind::BackendError, "chat template: " + rendered.error().message));
+      return pending;
+    }
+    text = std::move(*rendered);
+  } else {
+    text = request.prompt;
+  }
+  text += request.assistant_prefix;
+
+  engine::GenerateRequest g;
+  const auto& cont = request.continue_from;
+  if (cont && text.size() >= cont->text.size() && text.compare(0, cont->text.size(), cont->text) == 0) {
+    // Extends an earlier prompt + answer: its tokens as they were, then the new text alone.
+    g.prompt_tokens = cont->tokens;
+    const auto rest = binding_.model->tokenizer().encode(std::string_view(text).substr(cont->text.size()),
+                                                         /*add_special=*/false, /*parse_special=*/true);
+    g.prompt_tokens.insert(g.prompt_tokens.end(), rest.begin(), rest.end());
+  } else {
+    g.prompt_tokens = binding_.model->tokenize_prompt(text);
+  }
+  g.sampling.temperature = request.temperature;
+  g.sampling.top_k = request.top_k;
+  g.sampling.top_p = request.top_p;
+  g.sampling.min_p = request.min_p;
+  g.sampling.seed = request.seed;
+  g.sampling.max_tokens = request.max_tokens;
+  g.sampling.stop = request.stop;
+  g.allowed_completions = request.choices;
+  if (!g.allowed_completions.empty()) {
+    // A choice never needs more tokens than bytes, plus one for an end-of-turn token.
+    size_t longest = 0;
+    for (const auto& c : g.allowed_completions) longest = std::max(longest, c.size());
+    g.sampling.max_tokens = std::max<int32_t>(g.sampling.max_tokens, static_cast<int32_t>(longest) + 1);
+  }
+  g.priority = request.priority;
+  g.deadline = request.deadline;
+
+  const engine::Tokenizer& tokenizer = binding_.model->tokenizer();
+  auto prompt_tokens = std::make_shared<std::vector<int32_t>>(g.prompt_tokens);
+  g.on_finish = [on_done, prompt_tokens, text, &tokenizer](const engine::GenerateResult& r) {
+    CompletionResult out;
+    switch (r.reason) {
+      case engine::FinishReason::Cancelled:
+        out.failure = MoveFailure{FailureKind::Cancelled, "the request was cancelled"};
+        break;
+      case engine::FinishReason::Error:
+        out.failure = MoveFailure{FailureKind::BackendError, "engine error: " + r.error};
+        break;
+      case engine::FinishReason::Length:
+        out.truncated = true;
+        break;
+      case engine::FinishReason::Stop:
+        out.stopped_at_stop_string = true;
+        break;
+    }
+    out.text = r.text;
+    out.prompt_text = text;
+    out.num_prompt_tokens = r.num_prompt_tokens;
+    out.num_cached_tokens = r.num_cached_prompt_tokens;
+    out.num_completion_tokens = static_cast<int32_t>(r.tokens.size());
+    out.queue_seconds = r.queue_seconds;
+    out.ttft_seconds = r.ttft_seconds;
+    out.total_seconds = r.total_seconds;
+    out.prompt_tokens = *prompt_tokens;
+    out.completion_tokens = r.tokens;
+    if (!out.failure) {
+      auto c = std::make_shared<Continuation>();
+      c->text = text + tokenizer.decode(r.tokens, /*special=*/true);
+      c->tokens = *prompt_tokens;
+      c->tokens.insert(c->tokens.end(), r.tokens.begin(), r.tokens.end());
+      out.continuation = std::move(c);
+    }
+    on_done(std::move(out));
+  };
+
+  auto handle = binding_.engine->submit(std::move(g));
+  if (!handle) {
+    on_done(failed(FailureKind::BackendError,
+                   fmt::format("engine refused the request: {}", handle.error().message)));
+    return pending;
+  }
+  pending->set_handle(std::move(*handle));
+  return pending;
+}
+
+}  // namespace agents::backend

@@ -1,0 +1,26 @@
+// The in-process backend: requests go to the arena's engine for the agent's model (shared by every
+// agent on that model, so their requests batch together and share the prefix cache). The chat
+// template is the model's (LoadedModel::render_chat); constrained answers use the engine's allowed
+// completions. A request continuing an earlier Continuation reuses that prompt's exact tokens.
+#pragma once
+
+#include "agents/agent_config.h"
+#include "agents/backend/backend.h"
+
+namespace agents::backend {
+
+class EngineBackend final : public LlmBackend {
+ public:
+  // A backend over `binding`'s model and engine (both must outlive it).
+  explicit EngineBackend(ModelBinding binding);
+
+  std::shared_ptr<PendingCompletion> submit(CompletionRequest request,
+                                            std::function<void(CompletionResult)> on_done) override;
+  std::string describe() const override;
+  std::optional<std::string> chat_unavailable() const override;
+
+ private:
+  ModelBinding binding_;
+};
+
+}  // namespace agents::backend

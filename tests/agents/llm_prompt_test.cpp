@@ -1,0 +1,150 @@
+// LLM agent prompts: every placeholder of a template is filled from the position, unknown ones
+// are errors naming the template and position, the default prompts stay compact, and conversation
+// mode continues the previous prompt + answer token for token so the engine's prefix cache hits.
+#include <algorithm>
+
+#include "agents/llm/default_prompts.h"
+#include "agents/llm/position_text.h"
+#include "agents/llm/prompt_template.h"
+#include "tests/agents/llm_test_support.h"
+#include "tests/common/testdata.h"
+
+using namespace llm_test;
+namespace llm = agents::llm;
+
+TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]") {
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  for (auto m : {"e2e4", "e7e5", "g1f3"}) REQUIRE((*game)->apply(m));
+  auto request = move_request(**game, "stockfish-1");
+  request.clock =
+      agents::ClockState{std::chrono::seconds(272), std::chrono::seconds(190), std::chrono::seconds(2)};
+
+  std::string text;
+  for (auto name : llm::kPlaceholderNames) text += std::string(name) + "=[{" + std::string(name) + "}]\n";
+  auto t = llm::PromptTemplate::parse(text + "{{literal} {not a placeholder}", "test");
+  REQUIRE(t);
+  auto values = llm::position_values(request, agents::Notation::San);
+  values[static_cast<size_t>(llm::Placeholder::IllegalReason)] = "bad. ";
+  const std::string out = t->render(values);
+  INFO(out);
+  CHECK(out.find("game=[chess]") != std::string::npos);
+  CHECK(out.find("variant=[chess]") != std::string::npos);
+  CHECK(out.find("side=[Black]") != std::string::npos);
+  CHECK(out.find("opponent=[stockfish-1]") != std::string::npos);
+  CHECK(out.find("fen=[" + (*game)->fen() + "]") != std::string::npos);
+  CHECK(out.find("board=[8 rnbqkbnr\n7 pppp.ppp\n6 ........\n5 ....p...\n4 ....P...\n3 .....N..\n2 PPPP.PPP\n"
+                 "1 RNBQKB.R\n  abcdefgh]") != std::string::npos);
+  CHECK(out.find("board_full=[" + (*game)->render_text() + "]") != std::string::npos);
+  CHECK(out.find("legal_moves=[") != std::string::npos);
+  CHECK(out.find(" Nc6 ") != std::string::npos);
+  CHECK(out.find("history=[1. e4 e5 2. Nf3]") != std::string::npos);
+  CHECK(out.find("last_move=[Nf3]") != std::string::npos);
+  CHECK(out.find("move_number=[2]") != std::string::npos);
+  CHECK(out.find("ply=[3]") != std::string::npos);
+  CHECK(out.find("clock=[White 4:32, Black 3:10, +2s]") != std::string::npos);
+  CHECK(out.find("illegal_reason=[bad. ]") != std::string::npos);
+  CHECK(out.find("{literal} {not a placeholder}") != std::string::npos);
+
+  // UCI notation, janggi side names and numbering, no clock, no moves yet.
+  const auto uci = llm::position_values(request, agents::Notation::Uci);
+  CHECK(uci[static_cast<size_t>(llm::Placeholder::History)] == "1. e2e4 e7e5 2. g1f3");
+  auto janggi = games::make_game("janggi");
+  REQUIRE(janggi);
+  const auto jv = llm::position_values(move_request(**janggi), agents::Notation::Korean);
+  CHECK(jv[static_cast<size_t>(llm::Placeholder::Side)] == "Cho");
+  CHECK(jv[static_cast<size_t>(llm::Placeholder::History)] == "none");
+  CHECK(jv[static_cast<size_t>(llm::Placeholder::LastMove)] == "none");
+  CHECK(jv[static_cast<size_t>(llm::Placeholder::Clock)] == "none");
+  CHECK(jv[static_cast<size_t>(llm::Placeholder::Board)].starts_with("10 rnba.abnr\n9 ....k....\n"));
+  CHECK(jv[static_cast<size_t>(llm::Placeholder::Board)].ends_with("\n  abcdefghi"));
+}
+
+TEST_CASE("Prompt templates: an unknown placeholder is an error naming the template and position",
+          "[agents]") {
+  auto bad = llm::PromptTemplate::parse("ok {fen}\nthen {legal_move} here", "move_template of agent 'x'");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().find("move_template of agent 'x': line 2, column 6: unknown placeholder {legal_move}") !=
+        std::string::npos);
+  CHECK(bad.error().find("{legal_moves}") != std::string::npos);  // the known names are listed
+  auto sys = llm::PromptTemplate::parse("{game} as {side} vs {opponent}", "system", /*per_game_only=*/true);
+  REQUIRE(sys);
+  CHECK_FALSE(llm::PromptTemplate::parse("{ply}", "system", true));
+}
+
+TEST_CASE("Default prompts: compact per-move part, legend in the cached system prompt", "[agents]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
+  auto model = engine::LoadedModel::open(path.string(), engine::ModelOptions{1, "chatml"});
+  REQUIRE(model);
+  for (const std::string variant : {"chess", "janggi"}) {
+    auto game = games::make_game(variant);
+    REQUIRE(game);
+    const auto notation = llm::default_notation(variant);
+    auto values = llm::position_values(move_request(**game), notation);
+    auto system = llm::PromptTemplate::parse(llm::default_system_prompt(variant), "s", true);
+    auto move = llm::PromptTemplate::parse(llm::default_move_template(variant), "m");
+    REQUIRE(system);
+    REQUIRE(move);
+    const auto sys_tokens = (*model)->tokenize_prompt(system->render(values)).size();
+    const auto move_tokens = (*model)->tokenize_prompt(move->render(values)).size();
+    const auto old_tokens =
+        (*model)
+            ->tokenize_prompt((*game)->render_text() + "FEN: " + (*game)->fen() +
+                              "Legal moves: " + values[static_cast<size_t>(llm::Placeholder::LegalMoves)])
+            .size();
+    WARN(variant << " default prompt on the qwen2 test vocabulary: system " << sys_tokens
+                 << " tokens, per move " << move_tokens << " tokens (the old per-move text: " << old_tokens
+                 << ")");
+    CHECK(move_tokens < old_tokens);
+  }
+}
+
+TEST_CASE("Conversation mode: the next prompt continues the last prompt + answer, and hits the cache",
+          "[agents]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
+  for (const bool chat : {true, false}) {
+    auto t = TestModel::open("qwen", path.string(), "chatml");
+    agents::LlmAgentConfig c;
+    c.model = "qwen";
+    c.history = agents::HistoryMode::Conversation;
+    c.chat = chat;
+    c.temperature = 1.0f;
+    c.seed = 3;
+    auto recording =
+        std::make_shared<RecordingBackend>(std::make_shared<agents::backend::EngineBackend>(t.binding));
+    auto agent = agents::make_llm_agent(agent_config("talker", c), recording);
+    REQUIRE(agent);
+    auto game = games::make_game("chess");
+    REQUIRE(game);
+    REQUIRE_FALSE((*agent)->new_game({"g", "chess", (*game)->fen(), games::Side::First, "rival"}));
+    for (int move = 0; move < 3; ++move) {
+      const auto r = wait((*agent)->start_move(move_request(**game)));
+      REQUIRE(r.ok());
+      REQUIRE((*game)->apply(r.move));
+      REQUIRE((*game)->apply((*game)->legal_moves().front()));  // the opponent's reply
+    }
+    const auto results = recording->results();
+    REQUIRE(results.size() == 3);
+    for (size_t i = 1; i < results.size(); ++i) {
+      INFO("chat " << chat << " move " << i);
+      std::vector<int32_t> before = results[i - 1].prompt_tokens;
+      before.insert(before.end(), results[i - 1].completion_tokens.begin(),
+                    results[i - 1].completion_tokens.end());
+      REQUIRE(results[i].prompt_tokens.size() > before.size());
+      CHECK(std::equal(before.begin(), before.end(), results[i].prompt_tokens.begin()));
+      CHECK(results[i].prompt_text.starts_with(results[i - 1].prompt_text + results[i - 1].text));
+      // Every full block of the previous prompt + answer (its last token was never fed) hits.
+      const int32_t reusable = (static_cast<int32_t>(before.size()) - 1) / 16 * 16;
+      CHECK(results[i].num_cached_tokens >= reusable);
+    }
+    CHECK(t.engine->metrics().prefix_cache_hits >=
+          results[1].num_cached_tokens + results[2].num_cached_tokens);
+
+    // A new game starts a fresh conversation.
+    REQUIRE_FALSE((*agent)->new_game({"g2", "chess", "", games::Side::First, "rival"}));
+    auto fresh = games::make_game("chess");
+    REQUIRE(fresh);
+    REQUIRE(wait((*agent)->start_move(move_request(**fresh))).ok());
+    CHECK(recording->results().back().prompt_tokens.size() == results[0].prompt_tokens.size());
+  }
+}
