@@ -2,6 +2,8 @@
 #include "kernels/thread_pool.h"
 
 #include <algorithm>
+#include <string>
+#include <system_error>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -24,13 +26,41 @@ inline void cpu_relax() {
 
 int resolve_num_threads(int requested) {
   if (requested > 0) return requested;
-  return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int max_num_threads() {
+  return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::expected<int, std::string> check_num_threads(int requested) {
+  if (requested < 0)
+    return std::unexpected("--threads " + std::to_string(requested) +
+                           " must be 0 (every core) or a positive count");
+  if (requested > max_num_threads())
+    return std::unexpected("--threads " + std::to_string(requested) + " is more than 4 x the " +
+                           std::to_string(resolve_num_threads(0)) + " hardware threads; use at most " +
+                           std::to_string(max_num_threads()));
+  return resolve_num_threads(requested);
 }
 
 ThreadPool::ThreadPool(int num_threads) {
-  const int total = resolve_num_threads(num_threads);
+  int total = resolve_num_threads(num_threads);
+  if (auto checked = check_num_threads(num_threads); !checked) {
+    start_error_ = checked.error();
+    total = std::clamp(total, 1, max_num_threads());
+  }
   workers_.reserve(static_cast<size_t>(total - 1));
-  for (int i = 1; i < total; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < total; ++i) {
+    try {
+      workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::system_error& e) {
+      // Out of threads or memory for a stack: keep the workers that started.
+      start_error_ = "could not start compute thread " + std::to_string(i + 1) + " of " +
+                     std::to_string(total) + ": " + e.what();
+      break;
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {

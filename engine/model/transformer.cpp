@@ -62,11 +62,15 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights, int num_threa
 
 std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const gguf::GgufFile& file,
                                                                           int num_threads) {
+  if (auto threads = kernels::check_num_threads(num_threads); !threads)
+    return std::unexpected(Error{threads.error()});
   auto config = read_model_config(file);
   if (!config) return std::unexpected(config.error());
   auto weights = bind_weights(file, *config);
   if (!weights) return std::unexpected(weights.error());
-  return std::make_unique<Transformer>(std::move(*config), std::move(*weights), num_threads);
+  auto net = std::make_unique<Transformer>(std::move(*config), std::move(*weights), num_threads);
+  if (!net->pool_.start_error().empty()) return std::unexpected(Error{net->pool_.start_error()});
+  return net;
 }
 
 KvCacheShape Transformer::kv_cache_shape(KvDtype dtype, int32_t block_size) const {
