@@ -56,8 +56,16 @@ std::expected<void, GameError> parse_board(std::string_view board, Position& pos
   for (int i = 0; i < kNumRanks; ++i) {
     const int rank = kNumRanks - 1 - i;
     int file = 0;
+    bool after_count = false;
     for (char c : ranks[i]) {
-      if (c >= '1' && c <= '9') {
+      const bool count = c >= '1' && c <= '9';
+      if (count && after_count)
+        // "5C111" could mean 1+1+1 or eleven; Fairy-Stockfish reads digit runs as one number.
+        return fen_error(fmt::format(
+            "rank {} ({}) has two counts in a row; write each run of empty points as one digit 1-9", rank + 1,
+            quoted(ranks[i])));
+      after_count = count;
+      if (count) {
         file += c - '0';
       } else if (const auto piece = piece_from_char(c)) {
         if (file < kNumFiles) pos.put_piece(*piece, make_square(file, rank));
