@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format ccache
-  libboost-dev libboost-system-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
+  libboost-dev libboost-system-dev libboost-filesystem-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libcli11-dev libbenchmark-dev
   stockfish fairy-stockfish
 )

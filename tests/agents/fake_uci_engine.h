@@ -1,0 +1,52 @@
+// Test helper: a scriptable fake UCI engine (a small bash script written to a temporary file), to
+// make an engine misbehave on purpose. Its first argument picks the behaviour on `go`:
+//   answer MOVE     info + "bestmove MOVE"        garbage TEXT   prints TEXT instead of a bestmove
+//   silent          never answers go              exit CODE      exits with CODE
+// and an optional second argument N makes it answer only the first N `isready` (then never).
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace agents::test {
+
+inline constexpr const char* kFakeEngineScript = R"(#!/bin/bash
+mode="$1"; arg="$2"; ready_limit="${3:--1}"; ready_count=0
+while IFS= read -r line; do
+  case "$line" in
+    uci) echo "id name FakeEngine $mode"; echo "option name Hash type spin default 16 min 1 max 64"; echo uciok ;;
+    isready)
+      if [ "$ready_limit" -lt 0 ] || [ "$ready_count" -lt "$ready_limit" ]; then echo readyok; fi
+      ready_count=$((ready_count + 1)) ;;
+    go*)
+      case "$mode" in
+        answer) echo "info depth 1 score cp 12 pv $arg"; echo "bestmove $arg" ;;
+        garbage) echo "$arg" ;;
+        exit) exit "$arg" ;;
+        silent) ;;
+      esac ;;
+    quit) exit 0 ;;
+  esac
+done
+)";
+
+// The path of the fake engine script (written once per test process into a temporary folder).
+inline std::string fake_engine_path() {
+  static const std::string path = [] {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("arena-fake-uci-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "fake_uci_engine.sh";
+    std::ofstream(file) << kFakeEngineScript;
+    ::chmod(file.c_str(), 0755);
+    return file.string();
+  }();
+  return path;
+}
+
+}  // namespace agents::test
