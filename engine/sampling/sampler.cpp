@@ -38,7 +38,7 @@ std::optional<TokenId> Sampler::sample(std::span<const float> logits, const Samp
   auto by_logit = [](const Candidate& a, const Candidate& b) { return before(a.id, a.logit, b.id, b.logit); };
   if (params.temperature <= 0.0f) return std::ranges::min(candidates_, by_logit).id;
 
-  for (auto& c : candidates_) c.logit /= params.temperature;
+  // Dividing by a positive temperature keeps the order, so top-k and sorting use raw logits.
   const auto n = static_cast<int32_t>(candidates_.size());
   if (params.top_k > 0 && params.top_k < n) {
     std::nth_element(candidates_.begin(), candidates_.begin() + params.top_k, candidates_.end(), by_logit);
@@ -47,12 +47,16 @@ std::optional<TokenId> Sampler::sample(std::span<const float> logits, const Samp
   const bool need_order = params.top_p < 1.0f || params.top_k > 0;
   if (need_order) std::ranges::sort(candidates_, by_logit);
 
-  // Softmax weights relative to the best logit (stored back in `logit` as probabilities).
-  float best = candidates_.front().logit;
-  for (const auto& c : candidates_) best = std::max(best, c.logit);
+  // Softmax weights exp((x - best) / T), stored back in `logit` as relative probabilities. The
+  // best logit is subtracted before dividing and the division is done in double, so a tiny
+  // temperature (1e-38) sends every other weight to 0 instead of overflowing to inf - inf = NaN:
+  // the answer tends to the greedy one, as it should.
+  double best = candidates_.front().logit;
+  for (const auto& c : candidates_) best = std::max(best, static_cast<double>(c.logit));
+  const double temperature = params.temperature;
   double total = 0;
   for (auto& c : candidates_) {
-    c.logit = std::exp(c.logit - best);
+    c.logit = static_cast<float>(std::exp((static_cast<double>(c.logit) - best) / temperature));
     total += c.logit;
   }
   if (params.top_p < 1.0f) {

@@ -26,7 +26,7 @@ class Sampler {
  private:
   struct Candidate {
     TokenId id;
-    float logit;  // scaled by 1/temperature once chosen for sampling
+    float logit;  // the raw logit, then its relative probability once chosen for sampling
   };
   std::vector<Candidate> candidates_;  // scratch, reused between calls
 };
