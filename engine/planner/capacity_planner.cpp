@@ -5,12 +5,32 @@
 
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <cmath>
+#include <optional>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model_config.h"
 
 namespace engine {
+
+namespace {
+
+// a * b, or nullopt when it does not fit in 64 bits.
+std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// a + b, or nullopt when it does not fit in 64 bits.
+std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+}  // namespace
 
 std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, const PlanRequest& request) {
   auto config = read_model_config(file);
@@ -25,17 +45,38 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
     return std::unexpected(
         Error{fmt::format("KV dtype q8_0 needs a head dimension divisible by 32; {} has {}", file.path(),
                           plan.shape.head_dim)});
+  if (request.context < 0)
+    return std::unexpected(Error{fmt::format("context {} must be >= 1 token", request.context)});
   plan.context = request.context > 0 ? request.context : plan.shape.context_length;
   if (plan.context <= 0)
     return std::unexpected(Error{fmt::format("{} states no context length; pass --context", file.path())});
   if (request.num_agents < 0) return std::unexpected(Error{"the number of agents must be >= 0"});
 
-  const KvCacheShape kv{plan.shape.num_layers, plan.shape.num_kv_heads, plan.shape.head_dim,
-                        request.block_size, request.kv_dtype};
+  // The KV row of one token in one layer must fit the cache's 32-bit element count; the metadata
+  // values are each at most 2^30, so their product is checked here before anything uses it.
+  const auto& s = plan.shape;
+  const auto row = checked_mul(static_cast<uint64_t>(s.num_kv_heads), static_cast<uint64_t>(s.head_dim));
+  if (s.num_layers <= 0 || s.num_kv_heads <= 0 || s.head_dim <= 0 || !row || *row > INT32_MAX ||
+      !checked_mul(*row, 8 * static_cast<uint64_t>(s.num_layers)))
+    return std::unexpected(
+        Error{fmt::format("{}: {} layers x {} KV heads x {} dimensions is out of range for a KV cache",
+                          file.path(), s.num_layers, s.num_kv_heads, s.head_dim)});
+  const KvCacheShape kv{s.num_layers, s.num_kv_heads, s.head_dim, request.block_size, request.kv_dtype};
   plan.kv_bytes_per_token = kv.bytes_per_token();
-  for (const auto& t : file.tensors()) plan.weight_bytes += t.data.size();
-  const int64_t blocks = (plan.context + request.block_size - 1) / request.block_size;
-  plan.kv_bytes_per_request = static_cast<uint64_t>(blocks) * kv.bytes_per_block();
+  for (const auto& t : file.tensors()) plan.weight_bytes += t.data.size();  // all inside the file
+
+  // Whole blocks per request (rounded up without overflowing the context), then their bytes.
+  const auto context = static_cast<uint64_t>(plan.context);
+  const auto block = static_cast<uint64_t>(request.block_size);
+  const uint64_t blocks = context / block + (context % block != 0 ? 1 : 0);
+  const auto block_bytes = checked_mul(plan.kv_bytes_per_token, block);
+  const auto per_request = block_bytes ? checked_mul(blocks, *block_bytes) : std::nullopt;
+  if (!per_request || *per_request == 0)
+    return std::unexpected(Error{fmt::format(
+        "context {}: the KV cache of one request ({} blocks of {} tokens x {} bytes per token) does not "
+        "fit in 64 bits; use a smaller --context",
+        plan.context, blocks, block, plan.kv_bytes_per_token)});
+  plan.kv_bytes_per_request = *per_request;
 
   plan.memory_bytes = request.memory_bytes;
   if (request.memory_bytes) {
@@ -44,9 +85,16 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
     plan.max_concurrent_requests = static_cast<int64_t>(left / plan.kv_bytes_per_request);
   }
   plan.num_agents = request.num_agents;
-  if (request.num_agents > 0)
-    plan.memory_for_agents =
-        plan.weight_bytes + static_cast<uint64_t>(request.num_agents) * plan.kv_bytes_per_request;
+  if (request.num_agents > 0) {
+    const auto kv_total = checked_mul(static_cast<uint64_t>(request.num_agents), plan.kv_bytes_per_request);
+    const auto total = kv_total ? checked_add(plan.weight_bytes, *kv_total) : std::nullopt;
+    if (!total)
+      return std::unexpected(Error{fmt::format(
+          "{} agents at context {} need more than 2^64 bytes ({} per request); use fewer agents or a "
+          "smaller --context",
+          request.num_agents, plan.context, format_bytes(plan.kv_bytes_per_request))});
+    plan.memory_for_agents = *total;
+  }
   return plan;
 }
 
@@ -121,11 +169,11 @@ std::expected<uint64_t, Error> parse_byte_size(std::string_view text) {
 }
 
 std::string format_bytes(uint64_t bytes) {
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return fmt::format("{} B", bytes);
   double v = static_cast<double>(bytes) / 1024;
   int u = 0;
-  while (v >= 1024 && u < 3) v /= 1024, ++u;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
   return fmt::format("{:.2f} {}", v, units[u]);
 }
 
