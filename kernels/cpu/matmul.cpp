@@ -1,12 +1,16 @@
 // CPU matmul: activations converted once to the weight's dot type, then weight rows split into
 // tasks over the thread pool; inside a task, each weight row meets a tile of activation rows while
 // it is hot in L1, so the weights stream from memory once per call whatever the batch size. A
-// group of weights sharing one input (q/k/v, gate/up) runs as one pass over the pool.
+// group of weights sharing one input (q/k/v, gate/up) runs as one pass over the pool. On AVX2
+// (without AVX-512), 32-value block weights go through the register-blocked tiles of
+// matmul_tiles.h over activations widened once per call; a weight type takes the same kernel for
+// every batch size, so results stay batch-invariant.
 #include <algorithm>
 #include <cassert>
 #include <vector>
 
 #include "kernels/cpu/half.h"
+#include "kernels/cpu/matmul_tiles.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dot_activation.h"
@@ -26,6 +30,7 @@ constexpr size_t kMaxTargets = 4;        // weights in one grouped matmul
 struct Scratch {
   std::vector<std::byte> rows;
   std::vector<float> scales;
+  std::vector<int16_t> wide;  // the rows widened to int16 for the tile kernels
 };
 
 Scratch& activation_scratch(size_t i) {
@@ -36,13 +41,19 @@ Scratch& activation_scratch(size_t i) {
 // The input x converted to one dot type, as the kernels read it.
 struct PreparedInput {
   GgmlType type = GgmlType::F32;
-  DotRows rows;  // rows of dot-type blocks (+ float block scales for Q8_0)
+  DotRows rows;       // rows of dot-type blocks (+ float block scales for Q8_0)
+  bool wide = false;  // also widened (Q8_0 only), for a tile kernel
+  WideRows wide_rows;
+  int16_t* wide_q = nullptr;  // wide_rows' buffers, written by the conversion
+  float* wide_scales = nullptr;
 };
 
 // How one target's weight rows are split into tasks, and the kernels that do them.
 struct TargetPlan {
   VecDotFn dot = nullptr;
   VecDotRowsFn dot_rows = nullptr;
+  TileMatmulFn tiles = nullptr;     // when set, used instead of dot / dot_rows
+  KTileMatmulFn k_tiles = nullptr;  // likewise, for K-quants
   const PreparedInput* input = nullptr;
   int64_t rows_per_task = 1;
   int64_t first_task = 0;  // index of this target's first task in the group
@@ -50,7 +61,21 @@ struct TargetPlan {
 
 // Rows [r0, r1) of w times every activation row, written to y ([n, w.rows]).
 void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0, int64_t r1, float* y) {
+  if (plan.tiles != nullptr) {
+    // Activation rows in chunks that stay in L2 (about 192 KiB of widened values) while the
+    // task's weight rows pass over them four at a time.
+    const int64_t row_bytes = plan.input->wide_rows.blocks * kQK8_0 * 2;
+    const int64_t chunk = std::clamp<int64_t>((192 << 10) / std::max<int64_t>(row_bytes, 1) / 4 * 4, 4, 64);
+    for (int64_t j0 = 0; j0 < n; j0 += chunk)
+      plan.tiles(w, r0, r1, plan.input->wide_rows, j0, std::min(n, j0 + chunk), y, w.rows);
+    return;
+  }
   const DotRows& x = plan.input->rows;
+  if (plan.k_tiles != nullptr) {
+    for (int64_t j0 = 0; j0 < n; j0 += kActivationTile)
+      plan.k_tiles(w, r0, r1, x, j0, std::min(n, j0 + kActivationTile), y, w.rows);
+    return;
+  }
   for (int64_t j0 = 0; j0 < n; j0 += kActivationTile) {
     const int64_t j1 = std::min(n, j0 + kActivationTile);
     for (int64_t r = r0; r < r1; ++r) {
@@ -100,6 +125,9 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     plans[t].input = &inputs[i];
     plans[t].dot = vec_dot_for(w.type, level);
     plans[t].dot_rows = n > 1 ? vec_dot_rows_for(w.type, level) : nullptr;
+    if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_0) plans[t].tiles = avx2_tile_matmul(w.type);
+    if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_K) plans[t].k_tiles = avx2_k_tile_matmul(w.type);
+    if (plans[t].tiles != nullptr) inputs[i].wide = true;
     assert(plans[t].dot != nullptr);
   }
   std::byte* converted[kMaxTargets] = {};
@@ -113,18 +141,35 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
       scratch.rows.resize(static_cast<size_t>(n) * in.rows.stride);
     converted[i] = scratch.rows.data();
     in.rows.data = converted[i];
+    if (in.wide) {
+      const int64_t nb = cols / kQK8_0;
+      scratch.wide.resize(static_cast<size_t>(n * cols));
+      scratch.scales.resize(static_cast<size_t>(n * nb));
+      in.wide_q = scratch.wide.data();
+      in.wide_scales = scratch.scales.data();
+      in.wide_rows = WideRows{in.wide_q, in.wide_scales, nb};
+    }
   }
   // Convert: one task per (row, dot type).
   pool.run(n * static_cast<int64_t>(num_inputs), [&](int64_t task) {
     const auto i = static_cast<size_t>(task % static_cast<int64_t>(num_inputs));
     const int64_t r = task / static_cast<int64_t>(num_inputs);
-    if (converted[i] != nullptr)
-      convert_activation_row(inputs[i].type, level, x.data() + r * cols,
-                             converted[i] + r * inputs[i].rows.stride, cols);
+    if (converted[i] == nullptr) return;
+    std::byte* row = converted[i] + r * inputs[i].rows.stride;
+    convert_activation_row(inputs[i].type, level, x.data() + r * cols, row, cols);
+    const PreparedInput& in = inputs[i];
+    if (in.wide)
+      widen_q8_0_row(row, in.wide_rows.blocks, in.wide_q + r * cols,
+                     in.wide_scales + r * in.wide_rows.blocks);
   });
   // The multi-row kernels read Q8_0 activations' block scales as floats, converted once here.
   for (size_t i = 0; i < num_inputs; ++i) {
     if (n == 1 || inputs[i].type != GgmlType::Q8_0) continue;
+    if (inputs[i].wide) {  // the widening wrote the float scales already
+      inputs[i].rows.scales = inputs[i].wide_rows.scales;
+      inputs[i].rows.scales_stride = inputs[i].wide_rows.blocks;
+      continue;
+    }
     const int64_t nb = cols / kQK8_0;
     auto& scales = activation_scratch(i).scales;
     scales.resize(static_cast<size_t>(n * nb));
@@ -143,6 +188,8 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
   for (size_t t = 0; t < targets.size(); ++t) {
     const int64_t rows = targets[t].w.rows;
     plans[t].rows_per_task = std::clamp<int64_t>((rows + min_tasks - 1) / min_tasks, 1, kMaxRowsPerTask);
+    if (plans[t].tiles != nullptr)
+      plans[t].rows_per_task = (plans[t].rows_per_task + 3) / 4 * 4;  // whole tiles
     plans[t].first_task = num_tasks;
     num_tasks += (rows + plans[t].rows_per_task - 1) / plans[t].rows_per_task;
   }

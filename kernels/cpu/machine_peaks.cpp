@@ -1,0 +1,88 @@
+// Measured machine limits (see machine_peaks.h): the bandwidth loop is plain C++ (the compiler's
+// baseline vector loads are enough to saturate memory); the compute peaks call the AVX2 loops
+// only when the CPU has AVX2.
+#include "kernels/cpu/machine_peaks.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/thread_pool.h"
+
+namespace kernels {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Runs loop(iterations) on every thread of the pool at once, the iterations grown until a run
+// takes about `seconds`; returns the work per second of the last run.
+template <typename Loop>
+double measure_peak(ThreadPool& pool, double seconds, Loop loop) {
+  long iterations = 1 << 16;
+  for (;;) {
+    std::atomic<double> work{0};
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.run(pool.num_threads(), [&](int64_t) {
+      const double w = loop(iterations);
+      double cur = work.load();
+      while (!work.compare_exchange_weak(cur, cur + w)) {
+      }
+    });
+    const double elapsed = seconds_since(t0);
+    if (elapsed >= seconds || iterations > (1L << 40)) return work.load() / elapsed;
+    iterations *= elapsed > 0.01 ? std::max<long>(2, static_cast<long>(seconds / elapsed * 1.2)) : 8;
+  }
+}
+
+}  // namespace
+
+double measure_read_bandwidth(ThreadPool& pool, size_t bytes, int repeats) {
+  const size_t words = std::max<size_t>(bytes / sizeof(uint64_t), 1024);
+  std::vector<uint64_t> buffer(words);
+  const int64_t parts = pool.num_threads();
+  // First touch from the threads that will read each part.
+  pool.run(parts, [&](int64_t p) {
+    const size_t b = words * static_cast<size_t>(p) / static_cast<size_t>(parts);
+    const size_t e = words * static_cast<size_t>(p + 1) / static_cast<size_t>(parts);
+    for (size_t i = b; i < e; ++i) buffer[i] = i;
+  });
+  double best = 0;
+  std::atomic<uint64_t> sink{0};
+  for (int r = 0; r < std::max(repeats, 1); ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.run(parts, [&](int64_t p) {
+      const size_t b = words * static_cast<size_t>(p) / static_cast<size_t>(parts);
+      const size_t e = words * static_cast<size_t>(p + 1) / static_cast<size_t>(parts);
+      uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      size_t i = b;
+      for (; i + 4 <= e; i += 4) {
+        s0 += buffer[i];
+        s1 += buffer[i + 1];
+        s2 += buffer[i + 2];
+        s3 += buffer[i + 3];
+      }
+      for (; i < e; ++i) s0 += buffer[i];
+      sink += s0 + s1 + s2 + s3;
+    });
+    best = std::max(best, static_cast<double>(words * sizeof(uint64_t)) / seconds_since(t0));
+  }
+  return best;
+}
+
+double measure_fma_peak(ThreadPool& pool, double seconds) {
+  if (detect_simd_level() == SimdLevel::Scalar) return 0;
+  return measure_peak(pool, seconds, fma_peak_loop);
+}
+
+double measure_int8_dot_peak(ThreadPool& pool, double seconds) {
+  if (detect_simd_level() == SimdLevel::Scalar) return 0;
+  return measure_peak(pool, seconds, int8_dot_peak_loop);
+}
+
+}  // namespace kernels
