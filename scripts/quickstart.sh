@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and runs the best demo arena has today.
-# The tournament runner and the board view do not exist yet; until they do, this plays chess
-# between LLM agents through the batching engine on a small random-weight model that arena
-# synthesizes itself (no download), then a janggi round. Extra arguments go to `arena demo`.
+# The main job: installs what is missing, builds, and runs the quickstart tournament
+# (configs/quickstart.yaml: LLM agents with two prompts, the built-in search, random moves and
+# Stockfish, in chess and janggi). Extra arguments go to `arena run` (e.g. --web-port 8080).
+#
+# Its LLM agents run on the project's default model. Until an embedded model ships, that is a
+# small random-weight model arena synthesizes here once (models/, git-ignored; no download):
+# its moves are legal, thanks to constrained decoding, but aimless.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/build.sh" "$root/build"
@@ -14,6 +17,7 @@ if [[ ! -f "$model" ]]; then
   "$arena" synth --arch qwen2 --shape tiny --dtype q8_0 --seed 1 -o "$model"
 fi
 
-echo "arena: tournaments and the board view are not built yet; running the LLM self-play demo instead."
-"$arena" demo --model "$model" --game chess --games 8 --max-plies 40 "$@"
-"$arena" demo --model "$model" --game janggi --games 4 --max-plies 20 "$@"
+# Each run gets its own results folder, so running the quickstart again never collides.
+output="results/quickstart-$(date +%Y%m%d-%H%M%S)"
+cd "$root"
+ARENA_DEFAULT_MODEL="$model" "$arena" run configs/quickstart.yaml --output "$output" "$@"
