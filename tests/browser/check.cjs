@@ -1,0 +1,97 @@
+// The board view in a real browser: headless Debian Chromium (driven by playwright-core over the
+// DevTools protocol) opens the overview, a chess game, a janggi game and the serving dashboard of
+// a running server, checks the DOM (boards drawn, the game page's board changing after a live
+// move, plots filled), and saves screenshots. Usage: node check.cjs URL OUTDIR
+// Exit 0 when every check passed; 1 with the failed checks on stderr.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [, , base, outDir] = process.argv;
+if (!base || !outDir) {
+  console.error('usage: node check.cjs URL OUTDIR');
+  process.exit(2);
+}
+fs.mkdirSync(outDir, { recursive: true });
+const failures = [];
+const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if (!ok) failures.push(what); };
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+           '--disable-sync', '--no-first-run', `--user-data-dir=${fs.mkdtempSync(path.join(os.tmpdir(), 'arena-chromium-'))}`],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const live = () => page.waitForFunction(() => document.body.dataset.feed === 'live', null, { timeout: 10000 });
+
+  // Overview: small boards of the games in flight, the standings.
+  await page.goto(base, { waitUntil: 'load' });
+  await live();
+  await page.waitForSelector('.game-card svg.board', { timeout: 10000 });
+  const cards = await page.$$eval('.game-card', (n) => n.map((c) => c.dataset.game));
+  check(cards.length >= 2, `overview shows the games in flight (${cards.join(', ')})`);
+  check(await page.$$eval('.game-card svg.board-janggi', (n) => n.length) >= 1, 'overview draws a janggi board');
+  check(await page.$$eval('.game-card svg.board-chess', (n) => n.length) >= 1, 'overview draws a chess board');
+  check(await page.$$eval('#standings tr', (n) => n.length) >= 2, 'overview shows the standings');
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: path.join(outDir, 'overview.png'), fullPage: true });
+
+  // A chess game: the current position at once, then the board changes after a live move.
+  const games = await (await page.request.get(`${base}api/games`)).json();
+  const chess = games.find((g) => g.in_flight && g.variant === 'chess');
+  const janggi = games.find((g) => g.in_flight && g.variant.startsWith('janggi'));
+  check(!!chess && !!janggi, 'a chess and a janggi game are in flight');
+  for (const [g, name] of [[chess, 'chess'], [janggi, 'janggi']]) {
+    if (!g) continue;
+    await page.goto(`${base}game/${g.id}`, { waitUntil: 'load' });
+    await live();
+    await page.waitForSelector('#board-svg', { timeout: 10000 });
+    const before = await page.$eval('#board-svg', (s) => ({ fen: s.dataset.fen, plies: Number(document.body.dataset.plies) }));
+    check(before.plies >= 1, `${name} game page opened mid-way shows its ${before.plies} moves at once`);
+    check(await page.$$eval('#board-svg [data-piece]', (n) => n.length) >= 20, `${name} board has its pieces`);
+    await page.waitForFunction((p) => Number(document.body.dataset.plies) > p, before.plies, { timeout: 15000 })
+      .catch(() => {});
+    const after = await page.$eval('#board-svg', (s) => ({ fen: s.dataset.fen, plies: Number(document.body.dataset.plies) }));
+    check(after.plies > before.plies && after.fen !== before.fen,
+      `${name} board changed after a live move (ply ${before.plies} -> ${after.plies})`);
+    check(await page.$$eval('#moves td.mv', (n) => n.length) >= after.plies, `${name} move list has every move`);
+    // Stepping back shows the earlier position; a move's details appear on click.
+    await page.click('#prev');
+    const stepped = await page.$eval('#board-svg', (s) => s.dataset.fen);
+    check(stepped !== after.fen, `${name}: stepping back changes the board`);
+    await page.click('#moves td.mv[data-ply="1"]');
+    check((await page.textContent('#move-detail')).includes('Raw answer'), `${name}: a move's raw answer on click`);
+    await page.click('#last');
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(outDir, `game-${name}.png`), fullPage: true });
+  }
+
+  // Dashboard: every plot drawn with samples.
+  await page.goto(`${base}dashboard`, { waitUntil: 'load' });
+  await live();
+  await page.waitForFunction(() => Number(document.body.dataset.samples || 0) >= 3, null, { timeout: 15000 }).catch(() => {});
+  const plots = await page.$$eval('.plot-box svg.plot', (n) => n.length);
+  check(plots >= 8, `dashboard draws its plots (${plots})`);
+  const lines = await page.$$eval('.plot-line', (n) => n.filter((p) => (p.getAttribute('d') || '').includes('L')).length);
+  check(lines >= 8, `dashboard plots have lines (${lines})`);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(outDir, 'dashboard.png'), fullPage: true });
+
+  check(errors.length === 0, `no script errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
+  await browser.close();
+  if (failures.length) {
+    console.error(`browser check: ${failures.length} failed`);
+    process.exit(1);
+  }
+  console.log('browser check: all passed');
+})().catch((e) => {
+  console.error('browser check crashed:', e);
+  process.exit(1);
+});

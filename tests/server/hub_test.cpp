@@ -1,0 +1,171 @@
+// The hub without sockets: its state from real game events, snapshots, per-client sequence
+// numbers, subscriptions, the gap a congested client sees, and PGN from the events.
+#include "arena/server/hub.h"
+
+#include <catch2/catch.hpp>
+#include <deque>
+
+#include "tests/server/event_maker.h"
+
+using arena::server::Hub;
+using arena::server::HubClient;
+using nlohmann::json;
+
+namespace {
+
+// A client that keeps what it is sent, refusing droppable messages once `capacity` are queued.
+class FakeClient : public HubClient {
+ public:
+  explicit FakeClient(size_t capacity = 1000) : capacity_(capacity) {}
+  bool deliver(std::shared_ptr<const std::string> message, bool droppable) override {
+    if (droppable && messages.size() >= capacity_) return false;
+    messages.push_back(json::parse(*message));
+    return true;
+  }
+  std::deque<json> messages;
+
+ private:
+  size_t capacity_;
+};
+
+Hub make_hub() {
+  return Hub([](std::function<void()> f) { f(); });
+}
+
+}  // namespace
+
+TEST_CASE("hub keeps games in flight, moves and standings from real game events", "[server]") {
+  Hub hub = make_hub();
+  arena::test::EventMaker ev;
+  hub.on_event(ev.tournament_start(4));
+  hub.on_event(ev.game_start("g0001", "chess"));
+  for (int i = 0; i < 10; ++i) hub.on_event(ev.random_move());
+  const std::string fen = ev.game().fen();
+
+  auto games = hub.games_json();
+  REQUIRE(games.size() == 1);
+  CHECK(games[0]["id"] == "g0001");
+  CHECK(games[0]["plies"] == 10);
+  CHECK(games[0]["fen"] == fen);
+  CHECK(games[0]["in_flight"] == true);
+  CHECK(games[0]["board"]["squares"].size() == 64);
+
+  auto game = hub.game_json("g0001");
+  REQUIRE(game);
+  CHECK((*game)["moves"].size() == 10);
+  CHECK((*game)["moves"][9]["fen"] == fen);
+  CHECK((*game)["moves"][0].contains("check_square"));
+  const std::string pgn = (*game)["pgn"];
+  CHECK(pgn.find("[White \"alpha\"]") != std::string::npos);
+  CHECK(pgn.find("1. ") != std::string::npos);
+  CHECK(pgn.find(" *") != std::string::npos);
+
+  hub.on_event(ev.game_end("1-0", "checkmate"));
+  hub.on_event(ev.standings());
+  CHECK(hub.stats().games_done == 1);
+  CHECK(hub.stats().games_in_flight == 0);
+  CHECK(hub.stats().games_total == 4);
+  CHECK(hub.standings_json().size() == 2);
+  CHECK(hub.game_json("g0001")->at("pgn").get<std::string>().find("1-0") != std::string::npos);
+  CHECK_FALSE(hub.game_json("g9999"));
+}
+
+TEST_CASE("hub marks the checked king's square in move events", "[server]") {
+  Hub hub = make_hub();
+  arena::test::EventMaker ev;
+  hub.on_event(ev.game_start("g0001", "chess"));
+  // 1. e4 f5 2. Qh5+ : the black king on e8 is in check.
+  for (const char* uci : {"e2e4", "f7f5", "d1h5"}) {
+    json e = ev.base("move");
+    const std::string human = *ev.game().to_human(uci);
+    (void)ev.game().apply(uci);
+    e.update({{"game", "g0001"},
+              {"ply", ev.game().ply()},
+              {"uci", uci},
+              {"human", human},
+              {"fen", ev.game().fen()}});
+    hub.on_event(e);
+  }
+  auto game = hub.game_json("g0001");
+  REQUIRE(game);
+  CHECK((*game)["moves"][2]["check_square"] == "e8");
+  CHECK((*game)["moves"][1]["check_square"].is_null());
+  CHECK((*game)["check_square"] == "e8");
+}
+
+TEST_CASE("hub numbers each client's messages and filters by subscription", "[server]") {
+  Hub hub = make_hub();
+  arena::test::EventMaker ev;
+  FakeClient overview, game_view, dashboard;
+  hub.join(&overview);
+  hub.join(&game_view);
+  hub.join(&dashboard);
+  hub.handle_message(&game_view, R"({"type":"subscribe","view":"game","game":"g0002"})");
+  hub.handle_message(&dashboard, R"({"type":"subscribe","view":"dashboard"})");
+  REQUIRE(overview.messages.size() == 1);
+  CHECK(overview.messages[0]["type"] == "snapshot");
+  CHECK(overview.messages[0]["seq"] == 1);
+  REQUIRE(game_view.messages.size() == 2);
+  CHECK(game_view.messages[1]["snapshot"]["view"] == "game");
+  CHECK(game_view.messages[1]["seq"] == 2);
+
+  hub.on_event(ev.game_start("g0001", "chess"));
+  hub.on_event(ev.random_move());
+  hub.on_event(ev.metrics("m", 2));
+  // The overview sees both game events (not metrics), in sequence.
+  REQUIRE(overview.messages.size() == 3);
+  CHECK(overview.messages[1]["seq"] == 2);
+  CHECK(overview.messages[2]["seq"] == 3);
+  CHECK(overview.messages[2]["event"]["type"] == "move");
+  // The watcher of another game sees none of them; the dashboard only the metrics sample.
+  CHECK(game_view.messages.size() == 2);
+  REQUIRE(dashboard.messages.size() == 3);
+  CHECK(dashboard.messages[2]["event"]["type"] == "metrics");
+  CHECK(dashboard.messages[2]["seq"] == 3);
+
+  hub.handle_message(&overview, "not json");
+  CHECK(overview.messages.back()["type"] == "error");
+  hub.handle_message(&overview, R"({"type":"subscribe","view":"nope"})");
+  CHECK(overview.messages.back()["type"] == "error");
+  hub.leave(&overview);
+  hub.on_event(ev.random_move());
+  CHECK(overview.messages.size() == 5);  // no more after leaving
+}
+
+TEST_CASE("a congested client misses droppable events, sees the gap and resyncs", "[server]") {
+  Hub hub = make_hub();
+  arena::test::EventMaker ev;
+  FakeClient slow(3);
+  hub.join(&slow);                                 // seq 1
+  hub.on_event(ev.game_start("g0001", "janggi"));  // seq 2 (not droppable)
+  hub.on_event(ev.random_move());                  // seq 3
+  hub.on_event(ev.random_move());                  // seq 4: the client is full and skips it
+  REQUIRE(slow.messages.size() == 3);
+  slow.messages.clear();           // the client catches up
+  hub.on_event(ev.random_move());  // seq 5
+  REQUIRE(slow.messages.size() == 1);
+  const int64_t seq = slow.messages[0]["seq"];
+  CHECK(seq == 5);  // 4 never came: a gap
+  hub.handle_message(&slow, R"({"type":"resync"})");
+  REQUIRE(slow.messages.size() == 2);
+  const json& snap = slow.messages[1];
+  CHECK(snap["type"] == "snapshot");
+  CHECK(snap["seq"] == 6);
+  REQUIRE(snap["snapshot"]["games"].size() == 1);
+  CHECK(snap["snapshot"]["games"][0]["plies"] == 3);  // all three moves, the missed one too
+  CHECK(snap["snapshot"]["games"][0]["fen"] == ev.game().fen());
+  CHECK(snap["snapshot"]["games"][0]["board"]["squares"].size() == 90);
+}
+
+TEST_CASE("hub keeps the last hour of metrics samples per model", "[server]") {
+  Hub hub([](std::function<void()> f) { f(); }, /*history_seconds=*/10);
+  arena::test::EventMaker ev;
+  for (int i = 0; i < 100; ++i) hub.on_event(ev.metrics("m", i));  // 0.25 s apart
+  const json history = hub.metrics_history_json();
+  const auto& samples = history["models"]["m"];
+  CHECK(samples.size() <= 41);
+  CHECK(samples.size() >= 39);
+  CHECK(samples.back()["queue"] == 99);
+  CHECK(hub.has_recent_external_metrics("m", ev.time(), 5));
+  CHECK_FALSE(hub.has_recent_external_metrics("other", ev.time(), 5));
+}

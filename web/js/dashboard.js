@@ -1,0 +1,71 @@
+// The serving dashboard: for every engine, live plots of TTFT p50/p99, queue depth and running
+// requests, batch size, prompt and generation tokens/s, KV blocks used, prefix-cache hit rate,
+// preemptions and deadline misses over the last hour (kept by the server's hub).
+'use strict';
+
+(() => {
+  const WINDOW = 3600;
+  const models = new Map();  // model -> [samples]
+  const PLOTS = [
+    { key: 'ttft', title: 'TTFT', unit: 's', series: [['p50', 'ttft_p50', '#1f77b4'], ['p99', 'ttft_p99', '#d62728']] },
+    { key: 'queue', title: 'Requests', series: [['waiting', 'queue', '#ff7f0e'], ['running', 'running', '#2ca02c']] },
+    { key: 'batch', title: 'Batch size', unit: 'seqs/step', series: [['batch', 'batch', '#9467bd']] },
+    { key: 'tps', title: 'Throughput', unit: 'tokens/s', series: [['prompt', 'prompt_tps', '#8c564b'], ['gen', 'gen_tps', '#17becf']] },
+    { key: 'kv', title: 'KV blocks', series: [['used', 'kv_used', '#e377c2'], ['total', 'kv_total', '#7f7f7f']] },
+    { key: 'hit', title: 'Prefix-cache hit rate', yMax: 1, series: [['hit', 'prefix_hit_rate', '#bcbd22']] },
+    { key: 'pre', title: 'Preemptions', unit: 'per sample', series: [['preemptions', 'preemptions', '#d62728']] },
+    { key: 'miss', title: 'Deadline misses', unit: 'total', series: [['misses', 'deadline_misses', '#ff7f0e']] },
+  ];
+
+  function panel(model) {
+    let node = document.querySelector(`.engine[data-model="${CSS.escape(model)}"]`);
+    if (node) return node;
+    node = Arena.el('section', { class: 'engine', 'data-model': model }, Arena.el('h2', { text: `Engine: ${model}` }));
+    const grid = Arena.el('div', { class: 'plot-grid' });
+    for (const p of PLOTS) grid.append(Arena.el('div', { class: 'plot-box', 'data-plot': p.key }));
+    node.append(grid);
+    document.getElementById('engines').append(node);
+    return node;
+  }
+
+  function render(model) {
+    const samples = models.get(model) || [];
+    const node = panel(model);
+    const now = samples.length ? Math.max(Date.now() / 1000, samples[samples.length - 1].time) : Date.now() / 1000;
+    for (const p of PLOTS) {
+      const box = node.querySelector(`[data-plot="${p.key}"]`);
+      ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window: WINDOW, yMax: p.yMax,
+        series: p.series.map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, s[field] ?? null]) })) });
+    }
+    document.body.dataset.samples = String(samples.length);
+  }
+
+  function renderAll() {
+    if (!models.size) {
+      document.getElementById('engines').replaceChildren(Arena.el('p', { class: 'muted', text: 'No engine samples yet.' }));
+      return;
+    }
+    if (!document.querySelector('.engine')) document.getElementById('engines').replaceChildren();
+    for (const model of models.keys()) render(model);
+  }
+
+  let pending = false;
+  const schedule = () => { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; renderAll(); }); } };
+
+  new ArenaFeed({ view: 'dashboard' }, {
+    snapshot(snap) {
+      models.clear();
+      document.getElementById('engines').replaceChildren();
+      for (const [model, samples] of Object.entries(snap.metrics || {})) models.set(model, samples);
+      renderAll();
+    },
+    event(ev) {
+      if (ev.type !== 'metrics') return;
+      const list = models.get(ev.model) || [];
+      list.push(ev);
+      while (list.length && list[0].time < ev.time - WINDOW) list.shift();
+      models.set(ev.model, list);
+      schedule();
+    },
+  });
+})();

@@ -1,0 +1,65 @@
+// Time-series plots in SVG, no library: a few named series over a time window, with y-axis
+// bounds, a time axis in minutes ago, a legend and the latest values.
+'use strict';
+
+const ArenaPlot = (() => {
+  const SVG = 'http://www.w3.org/2000/svg';
+  const el = (name, attrs, text) => {
+    const n = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs || {})) n.setAttribute(k, v);
+    if (text !== undefined) n.textContent = text;
+    return n;
+  };
+  const fmt = (v) => {
+    if (v === null || v === undefined || !isFinite(v)) return '-';
+    const a = Math.abs(v);
+    if (a >= 1000) return v.toFixed(0);
+    if (a >= 10) return v.toFixed(1);
+    if (a >= 0.1 || a === 0) return v.toFixed(2);
+    return v.toExponential(1);
+  };
+
+  // Draws into `container`: opts {title, unit, series: [{name, color, points: [[t, v|null]...]}],
+  // now (Unix s), window (s), yMin (default 0), yMax (optional)}.
+  function draw(container, opts) {
+    const W = 360, H = 150, L = 44, R = 8, T = 22, B = 20;
+    const now = opts.now, span = opts.window || 3600;
+    const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'plot' });
+    svg.appendChild(el('text', { x: L, y: 14, class: 'plot-title' }, opts.title + (opts.unit ? ` (${opts.unit})` : '')));
+    let lo = opts.yMin ?? 0, hi = opts.yMax ?? null, max = -Infinity;
+    for (const s of opts.series) for (const [t, v] of s.points) if (v !== null && t >= now - span) max = Math.max(max, v);
+    if (hi === null) hi = max > lo ? max * 1.1 : lo + 1;
+    const x = (t) => L + ((t - (now - span)) / span) * (W - L - R);
+    const y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
+    svg.appendChild(el('rect', { x: L, y: T, width: W - L - R, height: H - T - B, class: 'plot-area' }));
+    for (const v of [lo, (lo + hi) / 2, hi]) {
+      svg.appendChild(el('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'plot-grid' }));
+      svg.appendChild(el('text', { x: L - 4, y: y(v) + 3, 'text-anchor': 'end', class: 'plot-axis' }, fmt(v)));
+    }
+    const minutes = span / 60;
+    for (let i = 0; i <= 4; i++) {
+      const t = now - span + (i * span) / 4;
+      svg.appendChild(el('text', { x: x(t), y: H - 6, 'text-anchor': 'middle', class: 'plot-axis' },
+        i === 4 ? 'now' : `-${Math.round(minutes - (i * minutes) / 4)}m`));
+    }
+    let lx = W - R;
+    opts.series.slice().reverse().forEach((s) => {
+      let d = '', pen = false;
+      for (const [t, v] of s.points) {
+        if (t < now - span || v === null || v === undefined) { pen = false; continue; }
+        d += `${pen ? 'L' : 'M'}${x(t).toFixed(1)},${y(Math.min(v, hi)).toFixed(1)}`;
+        pen = true;
+      }
+      svg.appendChild(el('path', { d, class: 'plot-line', stroke: s.color }));
+      const last = [...s.points].reverse().find((p) => p[1] !== null && p[1] !== undefined);
+      const label = `${s.name} ${last ? fmt(last[1]) : '-'}`;
+      const text = el('text', { x: lx, y: 14, 'text-anchor': 'end', class: 'plot-legend', fill: s.color }, label);
+      svg.appendChild(text);
+      lx -= label.length * 5.6 + 10;
+    });
+    container.replaceChildren(svg);
+    return svg;
+  }
+
+  return { draw };
+})();
