@@ -1,17 +1,788 @@
-// The tournament runner (see runner.h). Work in progress: the schedule and tick loop land next.
+// The tournament runner (see runner.h): set-up and resume, the tick loop, and the end of a run.
+//
+// The tick loop, on the caller's thread: at every tick each game whose side to move has no
+// request in progress asks its agent (start_move with the tick's deadline), so the LLM requests
+// of one tick reach their engine together. Agents resolve their tickets on their own threads and
+// notify one condition variable; the loop wakes for a resolved ticket, the next tick or the
+// earliest deadline, whichever comes first (no polling). A game's moves, clocks and deadline
+// policy only ever touch that game, so a slow agent holds up nobody else.
 #include "arena/tournament/runner.h"
 
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "arena/build_info.h"
+#include "arena/tournament/event_log.h"
+#include "arena/tournament/game_record.h"
+#include "arena/tournament/live_game.h"
+#include "arena/tournament/metrics_sampler.h"
+#include "arena/tournament/results_files.h"
+#include "arena/tournament/schedule.h"
+#include "arena/tournament/standings.h"
+#include "arena/tournament/status_line.h"
+#include "games/janggi/fen.h"
+#include "games/janggi/rules.h"
+
 namespace arena::tournament {
+namespace {
+
+using std::chrono::duration;
+using std::chrono::milliseconds;
+
+// How long an unanswered request may run under the `wait` policy before it counts as a timeout,
+// and how long a cancelled agent may take to resolve before its instance is abandoned.
+constexpr milliseconds kWaitCap{600000};
+constexpr milliseconds kDrainCap{30000};
+
+// What agents call when a ticket resolves: one flag and one condition variable for the loop.
+struct Notifier {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool pending = false;
+  void notify() {
+    {
+      std::lock_guard lock(mutex);
+      pending = true;
+    }
+    cv.notify_one();
+  }
+};
+
+double seconds_between(SteadyClock::time_point a, SteadyClock::time_point b) {
+  return duration<double>(b - a).count();
+}
+
+// The FEN's halfmove clock and fullmove number (the last two fields).
+std::pair<int64_t, int64_t> fen_counters(const std::string& fen) {
+  const auto last = fen.find_last_of(' ');
+  const auto before = last == std::string::npos ? last : fen.find_last_of(' ', last - 1);
+  if (before == std::string::npos) return {0, 1};
+  return {std::atoll(fen.c_str() + before + 1), std::atoll(fen.c_str() + last + 1)};
+}
+
+// The deadline policy as the event log names it.
+const char* policy_name(config::DeadlinePolicy p) {
+  switch (p) {
+    case config::DeadlinePolicy::Wait:
+      return "wait";
+    case config::DeadlinePolicy::RandomMove:
+      return "random_move";
+    case config::DeadlinePolicy::ForfeitMove:
+      return "forfeit_move";
+    case config::DeadlinePolicy::LossOnTime:
+      return "loss_on_time";
+  }
+  return "wait";
+}
+
+// Whether `uci` is a pass (the same square twice, e.g. "e2e2" or "e10e10").
+bool is_pass_move(const std::string& uci) {
+  return uci.size() % 2 == 0 && uci.substr(0, uci.size() / 2) == uci.substr(uci.size() / 2);
+}
+
+class Runner {
+ public:
+  Runner(const config::TournamentConfig& config, std::vector<Participant> participants,
+         std::vector<EngineSource> engines, const RunOptions& options)
+      : config_(config),
+        participants_(std::move(participants)),
+        options_(options),
+        sampler_(std::move(engines)),
+        notifier_(std::make_shared<Notifier>()),
+        status_(options.quiet, ::isatty(STDOUT_FILENO) == 1) {}
+
+  ~Runner() {
+    // Agents abandoned with a request in progress go last, after everything that might use them.
+    closing_.clear();
+    abandoned_.clear();
+  }
+
+  std::expected<RunSummary, std::string> run();
+
+ private:
+  std::expected<void, std::string> set_up();
+  std::expected<void, std::string> check_resume(const std::vector<nlohmann::json>& existing);
+  std::expected<void, std::string> emit(nlohmann::json event, bool to_log = true);
+  double wall_now() const;
+
+  std::unique_ptr<agents::Agent> take_agent(int32_t participant, std::string* error);
+  void start_game(int32_t index);
+  void ask(LiveGame& g, SteadyClock::time_point now, SteadyClock::time_point tick_deadline);
+  void handle_result(LiveGame& g, agents::MoveResult result, SteadyClock::time_point now);
+  void check_deadlines(LiveGame& g, SteadyClock::time_point now);
+  void play_substitute(LiveGame& g, const std::string& policy, const std::string& failure_kind,
+                       const std::string& failure_message, double latency);
+  // Charges `latency` to the side's clock and adds the increment; false (and the game lost) when
+  // the time ran out.
+  bool charge_clock(LiveGame& g, int side, double latency);
+  void play_move(LiveGame& g, const std::string& uci, const agents::MoveResult& result, double latency,
+                 const std::string& substitute, const std::string& failure_kind,
+                 const std::string& failure_message);
+  void fail_agent(LiveGame& g, int side, agents::FailureKind kind, const std::string& message);
+  void check_end(LiveGame& g, bool first_side, std::optional<int32_t> score_cp);
+  std::expected<void, std::string> close_game(std::unique_ptr<LiveGame> g);
+  void cancel_requests(LiveGame& g);
+  void release_closing(bool force);
+  SteadyClock::time_point next_wake(SteadyClock::time_point next_tick) const;
+  Standings standings() const;
+  StatusInfo status_info() const;
+
+  const config::TournamentConfig& config_;
+  std::vector<Participant> participants_;
+  RunOptions options_;
+  MetricsSampler sampler_;
+  std::shared_ptr<Notifier> notifier_;
+  StatusLine status_;
+
+  std::vector<ScheduledGame> schedule_;
+  std::vector<std::string> names_;
+  std::vector<std::vector<std::unique_ptr<agents::Agent>>> pool_;  // free instances per participant
+  EventLog log_;
+  GameBook book_;
+  PgnContext pgn_;
+  std::deque<int32_t> pending_;                     // schedule indices still to play, in order
+  std::vector<std::unique_ptr<LiveGame>> active_;   // games in flight
+  std::vector<std::unique_ptr<LiveGame>> closing_;  // ended games whose agents are still busy
+  std::vector<std::unique_ptr<agents::Agent>> abandoned_;
+  SteadyClock::time_point run_start_ = SteadyClock::now();
+  double last_metrics_event_ = -1e9;
+  int64_t ticks_ = 0, moves_this_run_ = 0, deadline_misses_ = 0;
+  int32_t done_this_run_ = 0;
+  bool sprt_stopped_ = false;
+  std::string fatal_;  // an I/O error that ends the run
+};
+
+double Runner::wall_now() const {
+  if (options_.now) return options_.now();
+  return duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::expected<void, std::string> Runner::emit(nlohmann::json event, bool to_log) {
+  event["time"] = wall_now();
+  if (to_log) {
+    if (auto ok = log_.append(event); !ok) return ok;
+    book_.apply(event);
+  }
+  if (options_.observer) options_.observer->on_event(event);
+  return {};
+}
+
+std::expected<void, std::string> Runner::set_up() {
+  if (participants_.size() < 2) return std::unexpected(std::string("a tournament needs at least two agents"));
+  if (config_.games.empty()) return std::unexpected(std::string("the tournament names no game to play"));
+  if (config_.concurrency < 1) return std::unexpected(std::string("concurrency must be at least 1"));
+  if (config_.tick.count() <= 0) return std::unexpected(std::string("the tick must be positive"));
+  if (!config_.adjudication.referee.empty())
+    spdlog::warn(
+        "adjudication.referee '{}': a separate referee engine is not supported; draw and resign rules "
+        "use the playing agents' own scores, as fastchess does",
+        config_.adjudication.referee);
+  // Each participant's first instance tells which variants it plays.
+  pool_.resize(participants_.size());
+  std::vector<SchedulePlayer> players;
+  for (size_t p = 0; p < participants_.size(); ++p) {
+    const Participant& part = participants_[p];
+    names_.push_back(part.name);
+    if (!part.make) return std::unexpected(fmt::format("agent '{}' has no way to be made", part.name));
+    auto agent = part.make();
+    if (!agent) return std::unexpected(fmt::format("agent '{}': {}", part.name, agent.error().message));
+    SchedulePlayer player{part.name, {}};
+    for (const auto& v : config_.games) {
+      const bool listed = part.variants.empty() ||
+                          std::find(part.variants.begin(), part.variants.end(), v) != part.variants.end();
+      if (listed && (*agent)->supports(v)) player.variants.push_back(v);
+    }
+    players.push_back(std::move(player));
+    pool_[p].push_back(std::move(*agent));
+  }
+  auto schedule = make_schedule(config_, players);
+  if (!schedule) return std::unexpected(schedule.error());
+  schedule_ = std::move(*schedule);
+  pgn_.clock = config_.clock;
+  // Output folder, event log (read back when resuming), result files.
+  std::error_code ec;
+  std::filesystem::create_directories(options_.output_dir, ec);
+  if (ec)
+    return std::unexpected(fmt::format("cannot create '{}': {}", options_.output_dir.string(), ec.message()));
+  std::vector<nlohmann::json> existing;
+  auto log = EventLog::open(options_.output_dir / "events.jsonl", options_.resume, &existing);
+  if (!log) return std::unexpected(log.error());
+  log_ = std::move(*log);
+  if (auto ok = check_resume(existing); !ok) return ok;
+  for (const auto& e : existing) book_.apply(e);
+  for (const auto& g : schedule_)
+    if (!book_.finished(g.index)) pending_.push_back(g.index);
+  if (auto ok = sampler_.open_csv(options_.output_dir / "metrics.csv"); !ok) return ok;
+  if (auto ok = rewrite_pgn(options_.output_dir, book_, pgn_); !ok) return ok;
+  nlohmann::json start = {
+      {"type", "tournament_start"},
+      {"config_hash", options_.config_hash},
+      {"arena_version", options_.arena_version.empty() ? build::version : options_.arena_version},
+      {"seed", config_.seed},
+      {"variants", config_.games},
+      {"agents", names_},
+      {"models", sampler_.models()},
+      {"num_games", schedule_.size()},
+      {"resumed", !existing.empty()},
+      {"games_done", book_.num_finished()}};
+  return emit(std::move(start));
+}
+
+std::expected<void, std::string> Runner::check_resume(const std::vector<nlohmann::json>& existing) {
+  for (const auto& e : existing) {
+    if (e.value("type", "") != "tournament_start") continue;
+    std::vector<std::string> diffs;
+    const std::string hash = e.value("config_hash", "");
+    if (!hash.empty() && !options_.config_hash.empty() && hash != options_.config_hash)
+      diffs.push_back(fmt::format("config hash {} (now {})", hash, options_.config_hash));
+    if (e.value("seed", uint64_t{0}) != config_.seed)
+      diffs.push_back(fmt::format("seed {} (now {})", e.value("seed", uint64_t{0}), config_.seed));
+    if (e.value("num_games", int64_t{-1}) != int64_t(schedule_.size()))
+      diffs.push_back(fmt::format("{} games (now {})", e.value("num_games", int64_t{-1}), schedule_.size()));
+    if (e.contains("agents") && e["agents"] != nlohmann::json(names_))
+      diffs.push_back(fmt::format("agents {} (now {})", e["agents"].dump(), nlohmann::json(names_).dump()));
+    if (e.contains("variants") && e["variants"] != nlohmann::json(config_.games))
+      diffs.push_back(
+          fmt::format("games {} (now {})", e["variants"].dump(), nlohmann::json(config_.games).dump()));
+    if (!diffs.empty()) {
+      std::string all;
+      for (const auto& d : diffs) all += (all.empty() ? "" : "; ") + d;
+      return std::unexpected(fmt::format("cannot resume '{}': the tournament changed since it began: {}",
+                                         options_.output_dir.string(), all));
+    }
+    return {};  // the first start describes the run
+  }
+  return {};
+}
+
+std::unique_ptr<agents::Agent> Runner::take_agent(int32_t participant, std::string* error) {
+  auto& free = pool_[participant];
+  if (!free.empty()) {
+    auto agent = std::move(free.back());
+    free.pop_back();
+    return agent;
+  }
+  auto made = participants_[participant].make();
+  if (!made) {
+    *error = made.error().message;
+    return nullptr;
+  }
+  return std::move(*made);
+}
+
+void Runner::start_game(int32_t index) {
+  const ScheduledGame& spec = schedule_[index];
+  auto g = std::make_unique<LiveGame>();
+  g->spec = spec;
+  g->id = game_id(index);
+  auto game = games::make_game(spec.variant, spec.start_fen);
+  if (!game) {
+    fatal_ = fmt::format("game {}: {}", g->id, game.error().message);
+    return;
+  }
+  g->game = std::move(*game);
+  if (config_.clock)
+    g->clock_ms = std::array<int64_t, 2>{config_.clock->base.count(), config_.clock->base.count()};
+  g->adjudication.emplace(config_.adjudication);
+  nlohmann::json clock = g->clock_ms ? nlohmann::json(*g->clock_ms) : nlohmann::json(nullptr);
+  if (auto ok = emit({{"type", "game_start"},
+                      {"game", g->id},
+                      {"index", index},
+                      {"pair", spec.pair},
+                      {"variant", spec.variant},
+                      {"first", names_[spec.first]},
+                      {"second", names_[spec.second]},
+                      {"start_fen", g->game->fen()},
+                      {"opening", spec.opening},
+                      {"clock_ms", clock}});
+      !ok) {
+    fatal_ = ok.error();
+    return;
+  }
+  for (int side = 0; side < 2; ++side) {
+    Seat& seat = g->seats[side];
+    seat.participant = side == 0 ? spec.first : spec.second;
+    seat.name = names_[seat.participant];
+  }
+  for (int side = 0; side < 2 && !g->over; ++side) {
+    Seat& seat = g->seats[side];
+    std::string error;
+    seat.agent = take_agent(seat.participant, &error);
+    if (seat.agent) {
+      agents::GameStart start{g->id, spec.variant, g->game->fen(),
+                              side == 0 ? games::Side::First : games::Side::Second, g->seats[1 - side].name};
+      if (auto failure = seat.agent->new_game(start))
+        error = failure->message.empty() ? "new game refused" : failure->message;
+    }
+    if (!error.empty()) {
+      g->failure_agent = seat.name;
+      g->failure_kind = "crashed";
+      g->failure_message = error;
+      g->finish(side, fmt::format("{} could not start: {}", seat.name, error), "abandoned");
+    }
+  }
+  if (!g->over) {
+    const games::Outcome outcome = g->game->outcome();
+    if (outcome.finished())
+      g->finish(outcome.result == games::Outcome::Result::FirstWins    ? 1
+                : outcome.result == games::Outcome::Result::SecondWins ? 0
+                                                                       : -1,
+                outcome.reason, "normal");
+  }
+  active_.push_back(std::move(g));
+}
+
+void Runner::ask(LiveGame& g, SteadyClock::time_point now, SteadyClock::time_point tick_deadline) {
+  const int side = g.side_to_move();
+  Seat& seat = g.seats[side];
+  if (seat.ticket || seat.draining || !seat.agent) return;
+  agents::MoveRequest request;
+  request.game = std::shared_ptr<const games::Game>(g.game->clone());
+  request.start_fen = g.spec.start_fen;
+  request.moves = g.moves;
+  request.opponent = g.seats[1 - side].name;
+  seat.deadline = tick_deadline;
+  if (g.clock_ms) {
+    request.clock = agents::ClockState{milliseconds((*g.clock_ms)[0]), milliseconds((*g.clock_ms)[1]),
+                                       config_.clock->increment};
+    seat.deadline = std::min(seat.deadline, now + milliseconds((*g.clock_ms)[side]));
+  }
+  request.deadline = seat.deadline;
+  const std::shared_ptr<Notifier> notifier = notifier_;
+  request.on_ready = [notifier] { notifier->notify(); };
+  seat.asked_at = now;
+  seat.missed = false;
+  seat.ticket = seat.agent->start_move(request);
+  if (!seat.ticket) {
+    agents::MoveResult broken;
+    broken.failure = agents::MoveFailure{agents::FailureKind::BackendError, "the agent returned no ticket"};
+    seat.ticket = agents::resolved_ticket(broken, request);
+  }
+}
+
+void Runner::play_move(LiveGame& g, const std::string& uci, const agents::MoveResult& r, double latency,
+                       const std::string& substitute, const std::string& failure_kind,
+                       const std::string& failure_message) {
+  const int side = g.side_to_move();
+  std::string human = uci;
+  const auto legal = g.game->legal_moves();
+  const auto humans = g.game->legal_moves_human();
+  for (size_t i = 0; i < legal.size() && i < humans.size(); ++i)
+    if (legal[i] == uci) human = humans[i];
+  if (auto ok = g.game->apply(uci); !ok) {
+    fail_agent(g, side, agents::FailureKind::Illegal, ok.error().message);
+    return;
+  }
+  g.moves.push_back(uci);
+  ++moves_this_run_;
+  nlohmann::json failure = nullptr;
+  if (!failure_kind.empty()) failure = {{"kind", failure_kind}, {"message", failure_message}};
+  nlohmann::json event = {
+      {"type", "move"},
+      {"game", g.id},
+      {"ply", int32_t(g.moves.size())},
+      {"side", side == 0 ? "first" : "second"},
+      {"agent", g.seats[side].name},
+      {"uci", uci},
+      {"human", human},
+      {"fen", g.game->fen()},
+      {"raw", r.raw},
+      {"reasoning", r.reasoning},
+      {"latency_s", latency},
+      {"ttft_s", r.ttft_seconds},
+      {"queue_s", r.queue_seconds},
+      {"prompt_tokens", r.num_prompt_tokens},
+      {"cached_tokens", r.num_cached_tokens},
+      {"completion_tokens", r.num_completion_tokens},
+      {"retries", r.num_retries},
+      {"clock_ms", g.clock_ms ? nlohmann::json(*g.clock_ms) : nlohmann::json(nullptr)},
+      {"substitute", substitute.empty() ? nlohmann::json(nullptr) : nlohmann::json(substitute)},
+      {"failure", failure},
+      {"score_cp", r.score_cp ? nlohmann::json(*r.score_cp) : nlohmann::json(nullptr)}};
+  if (auto ok = emit(std::move(event)); !ok) fatal_ = ok.error();
+  check_end(g, side == 0, substitute.empty() ? r.score_cp : std::nullopt);
+}
+
+void Runner::fail_agent(LiveGame& g, int side, agents::FailureKind kind, const std::string& message) {
+  const std::string& name = g.seats[side].name;
+  g.failure_agent = name;
+  g.failure_kind = agents::to_string(kind);
+  g.failure_message = message;
+  switch (kind) {
+    case agents::FailureKind::Illegal:
+      g.finish(side, fmt::format("illegal move by {}: {}", name, message), "illegal move");
+      break;
+    case agents::FailureKind::Unparseable:
+      g.finish(side, fmt::format("unparseable answer by {}: {}", name, message), "illegal move");
+      break;
+    case agents::FailureKind::Timeout:
+    case agents::FailureKind::Cancelled:
+      g.finish(side, fmt::format("loss on time by {}: {}", name, message), "time forfeit");
+      break;
+    case agents::FailureKind::Crashed:
+      g.finish(side, fmt::format("{} crashed: {}", name, message), "abandoned");
+      break;
+    case agents::FailureKind::BackendError:
+      g.finish(side, fmt::format("backend error for {}: {}", name, message), "abandoned");
+      break;
+  }
+}
+
+void Runner::play_substitute(LiveGame& g, const std::string& policy, const std::string& failure_kind,
+                             const std::string& failure_message, double latency) {
+  const auto legal = g.game->legal_moves();
+  if (legal.empty()) return;  // the game is over by the rules; check_end has seen it
+  std::string move;
+  if (policy == "forfeit_move")
+    for (const auto& m : legal)
+      if (is_pass_move(m)) move = m;
+  if (move.empty())
+    move = legal[mix_seed(config_.seed, uint64_t(g.spec.index), g.moves.size()) % legal.size()];
+  play_move(g, move, agents::MoveResult{}, latency, policy, failure_kind, failure_message);
+}
+
+bool Runner::charge_clock(LiveGame& g, int side, double latency) {
+  if (!g.clock_ms) return true;
+  int64_t& left = (*g.clock_ms)[side];
+  left -= int64_t(latency * 1000);
+  if (left < 0) {
+    g.failure_agent = g.seats[side].name;
+    g.failure_kind = "timeout";
+    g.finish(side, fmt::format("loss on time by {} ({} ms over)", g.seats[side].name, -left), "time forfeit");
+    return false;
+  }
+  left += config_.clock->increment.count();
+  return true;
+}
+
+void Runner::handle_result(LiveGame& g, agents::MoveResult r, SteadyClock::time_point now) {
+  const int side = g.side_to_move();
+  Seat& seat = g.seats[side];
+  const double latency = seconds_between(seat.asked_at, now);
+  seat.ticket.reset();
+  if (!charge_clock(g, side, latency)) return;
+  if (r.resigned) {
+    g.finish(side, fmt::format("{} resigns", seat.name), "normal");
+    return;
+  }
+  if (r.ok()) {
+    play_move(g, r.move, r, latency, "", "", "");
+    return;
+  }
+  const agents::MoveFailure failure =
+      r.failure.value_or(agents::MoveFailure{agents::FailureKind::Unparseable, "no move in the answer"});
+  const bool timeout =
+      failure.kind == agents::FailureKind::Timeout || failure.kind == agents::FailureKind::Cancelled;
+  if (timeout && (config_.deadline_policy == config::DeadlinePolicy::RandomMove ||
+                  config_.deadline_policy == config::DeadlinePolicy::ForfeitMove)) {
+    play_substitute(g, policy_name(config_.deadline_policy), agents::to_string(failure.kind), failure.message,
+                    latency);
+    return;
+  }
+  fail_agent(g, side, failure.kind, failure.message);
+}
+
+void Runner::check_deadlines(LiveGame& g, SteadyClock::time_point now) {
+  const int side = g.side_to_move();
+  Seat& seat = g.seats[side];
+  if (!seat.ticket || seat.ticket->ready()) return;
+  // The clock first: it ends the game whatever the policy.
+  if (g.clock_ms && now - seat.asked_at > milliseconds((*g.clock_ms)[side])) {
+    if (!seat.missed) ++deadline_misses_;
+    seat.ticket->cancel();
+    seat.draining = std::move(seat.ticket);
+    g.failure_agent = seat.name;
+    g.failure_kind = "timeout";
+    g.finish(side, fmt::format("loss on time by {}", seat.name), "time forfeit");
+    return;
+  }
+  if (now >= seat.deadline && !seat.missed) {
+    seat.missed = true;
+    ++deadline_misses_;
+    switch (config_.deadline_policy) {
+      case config::DeadlinePolicy::Wait:
+        break;
+      case config::DeadlinePolicy::RandomMove:
+      case config::DeadlinePolicy::ForfeitMove:
+        seat.ticket->cancel();
+        seat.draining = std::move(seat.ticket);
+        if (const double latency = seconds_between(seat.asked_at, now); charge_clock(g, side, latency))
+          play_substitute(g, policy_name(config_.deadline_policy), "timeout", "no answer before the deadline",
+                          latency);
+        return;
+      case config::DeadlinePolicy::LossOnTime:
+        seat.ticket->cancel();
+        seat.draining = std::move(seat.ticket);
+        g.failure_agent = seat.name;
+        g.failure_kind = "timeout";
+        g.finish(side, fmt::format("loss on time by {}: no answer before the deadline", seat.name),
+                 "time forfeit");
+        return;
+    }
+  }
+  if (now - seat.asked_at > kWaitCap) {
+    seat.ticket->cancel();
+    seat.draining = std::move(seat.ticket);
+    fail_agent(
+        g, side, agents::FailureKind::Timeout,
+        fmt::format("no answer in {} s", std::chrono::duration_cast<std::chrono::seconds>(kWaitCap).count()));
+  }
+}
+
+void Runner::check_end(LiveGame& g, bool first_side, std::optional<int32_t> score_cp) {
+  if (g.over) return;
+  const games::Outcome outcome = g.game->outcome();
+  auto decide = [&](const games::Outcome& o, const std::string& reason, const std::string& termination) {
+    const int loser = o.result == games::Outcome::Result::FirstWins    ? 1
+                      : o.result == games::Outcome::Result::SecondWins ? 0
+                                                                       : -1;
+    g.finish(loser, reason, termination);
+  };
+  if (outcome.finished()) return decide(outcome, outcome.reason, "normal");
+  const games::Outcome claim = g.game->claimable_draw();
+  if (claim.finished()) return decide(claim, claim.reason, "normal");
+  const auto [halfmove, fullmove] = fen_counters(g.game->fen());
+  const auto verdict = g.adjudication->update(first_side, score_cp, fullmove, halfmove);
+  if (verdict.kind == AdjudicationVerdict::Kind::Draw)
+    return g.finish(-1, "adjudicated draw", "adjudication");
+  if (verdict.kind != AdjudicationVerdict::Kind::None) {
+    const int loser = verdict.kind == AdjudicationVerdict::Kind::FirstLoses ? 0 : 1;
+    return g.finish(loser, fmt::format("adjudicated win for {} (resign rule)", g.seats[1 - loser].name),
+                    "adjudication");
+  }
+  if (config_.adjudication.max_plies > 0 && int32_t(g.moves.size()) >= config_.adjudication.max_plies) {
+    if (g.spec.variant.starts_with("janggi") && config_.adjudication.janggi_counting) {
+      if (auto pos = games::janggi::parse_fen(g.game->fen())) {
+        const games::Outcome counted = games::janggi::counting_outcome(*pos, "max plies");
+        return decide(counted, counted.reason, "adjudication");
+      }
+    }
+    return g.finish(-1, "max plies", "adjudication");
+  }
+}
+
+void Runner::cancel_requests(LiveGame& g) {
+  for (Seat& seat : g.seats)
+    if (seat.ticket) {
+      seat.ticket->cancel();
+      seat.draining = std::move(seat.ticket);
+    }
+}
+
+std::expected<void, std::string> Runner::close_game(std::unique_ptr<LiveGame> g) {
+  cancel_requests(*g);
+  nlohmann::json end = {{"type", "game_end"},       {"game", g->id},
+                        {"result", g->result},      {"reason", g->reason},
+                        {"plies", g->moves.size()}, {"termination", g->termination},
+                        {"index", g->spec.index}};
+  if (!g->failure_agent.empty()) {
+    end["failure_agent"] = g->failure_agent;
+    end["failure_kind"] = g->failure_kind;
+  }
+  if (auto ok = emit(std::move(end)); !ok) return ok;
+  log_.sync();
+  const bool finished = g->result != "*";
+  if (finished) {
+    ++done_this_run_;
+    if (const GameRecord* record = book_.finished(g->spec.index))
+      if (auto ok = append_pgn(options_.output_dir, *record, pgn_); !ok) spdlog::warn("{}", ok.error());
+    const Standings st = standings();
+    if (auto ok = emit({{"type", "standings"}, {"rows", standings_event_rows(st)}}); !ok) return ok;
+    if (auto ok = write_standings(options_.output_dir, st); !ok) spdlog::warn("{}", ok.error());
+    if (st.sprt && st.sprt->decision != SprtDecision::Continue) sprt_stopped_ = true;
+    spdlog::debug("game {} ({} vs {}): {} {{{}}}", g->id, g->seats[0].name, g->seats[1].name, g->result,
+                  g->reason);
+  }
+  closing_.push_back(std::move(g));
+  release_closing(false);
+  return {};
+}
+
+void Runner::release_closing(bool force) {
+  const auto now = SteadyClock::now();
+  for (auto it = closing_.begin(); it != closing_.end();) {
+    LiveGame& g = **it;
+    bool busy = false;
+    for (Seat& seat : g.seats)
+      if (seat.draining && !seat.draining->ready()) busy = true;
+    if (busy && !force && now - g.closing_since < kDrainCap) {
+      ++it;
+      continue;
+    }
+    for (Seat& seat : g.seats) {
+      if (!seat.agent) continue;
+      if (seat.draining && !seat.draining->ready()) {
+        spdlog::warn("agent {} did not stop its move in game {}; a fresh instance takes its seat", seat.name,
+                     g.id);
+        abandoned_.push_back(std::move(seat.agent));
+        continue;
+      }
+      seat.agent->end_game(agents::GameEnd{g.result, g.reason});
+      pool_[seat.participant].push_back(std::move(seat.agent));
+    }
+    it = closing_.erase(it);
+  }
+}
+
+SteadyClock::time_point Runner::next_wake(SteadyClock::time_point next_tick) const {
+  SteadyClock::time_point wake = next_tick;
+  for (const auto& g : active_) {
+    if (g->over) continue;
+    const int side = g->side_to_move();
+    const Seat& seat = g->seats[side];
+    if (!seat.ticket) continue;
+    if (!seat.missed) wake = std::min(wake, seat.deadline);
+    if (g->clock_ms) wake = std::min(wake, seat.asked_at + milliseconds((*g->clock_ms)[side] + 1));
+  }
+  return wake;
+}
+
+Standings Runner::standings() const {
+  std::optional<config::SprtConfig> sprt;
+  if (config_.sprt && participants_.size() == 2) sprt = config_.sprt;
+  return compute_standings(names_, book_, int32_t(schedule_.size()), sprt);
+}
+
+StatusInfo Runner::status_info() const {
+  StatusInfo info;
+  info.done = book_.num_finished();
+  info.total = int32_t(schedule_.size());
+  info.in_flight = int32_t(active_.size());
+  info.done_this_run = done_this_run_;
+  info.elapsed_s = seconds_between(run_start_, SteadyClock::now());
+  info.moves = moves_this_run_;
+  info.deadline_misses = deadline_misses_;
+  info.engines = sampler_.latest();
+  return info;
+}
+
+std::expected<RunSummary, std::string> Runner::run() {
+  if (auto ok = set_up(); !ok) return std::unexpected(ok.error());
+  const milliseconds move_time = config_.move_deadline.count() > 0 ? config_.move_deadline : config_.tick;
+  SteadyClock::time_point next_tick = SteadyClock::now();
+  bool interrupted = false;
+  while (fatal_.empty()) {
+    if (options_.stop && options_.stop->load()) {
+      interrupted = true;
+      break;
+    }
+    if (sprt_stopped_) break;
+    while (int32_t(active_.size()) < config_.concurrency && !pending_.empty() && fatal_.empty()) {
+      const int32_t index = pending_.front();
+      pending_.pop_front();
+      start_game(index);
+    }
+    if (active_.empty() && pending_.empty()) break;
+    {
+      std::lock_guard lock(notifier_->mutex);
+      notifier_->pending = false;
+    }
+    auto now = SteadyClock::now();
+    if (now >= next_tick) {
+      ++ticks_;
+      const auto tick_deadline = now + move_time;
+      for (auto& g : active_)
+        if (!g->over) ask(*g, now, tick_deadline);
+      const double t = seconds_between(run_start_, now);
+      sampler_.sample(t, ticks_, deadline_misses_);
+      if (t - last_metrics_event_ >= 1.0) {
+        last_metrics_event_ = t;
+        for (const auto& s : sampler_.latest())
+          (void)emit(MetricsSampler::to_event(s, deadline_misses_), false);
+      }
+      next_tick += config_.tick;
+      if (next_tick <= now) next_tick = now + config_.tick;
+    }
+    // Answers in, deadlines and clocks, ended games out.
+    now = SteadyClock::now();
+    for (auto& g : active_) {
+      for (Seat& seat : g->seats)
+        if (seat.draining && seat.draining->ready()) seat.draining.reset();
+      if (g->over) continue;
+      Seat& seat = g->seats[g->side_to_move()];
+      if (seat.ticket && seat.ticket->ready()) {
+        auto result = seat.ticket->wait();
+        handle_result(*g, std::move(result), now);
+      }
+      if (!g->over) check_deadlines(*g, now);
+    }
+    for (size_t i = 0; i < active_.size();) {
+      if (!active_[i]->over) {
+        ++i;
+        continue;
+      }
+      auto g = std::move(active_[i]);
+      active_.erase(active_.begin() + std::ptrdiff_t(i));
+      if (auto ok = close_game(std::move(g)); !ok) fatal_ = ok.error();
+    }
+    release_closing(false);
+    status_.update(status_info());
+    if (!fatal_.empty() || (active_.empty() && pending_.empty())) continue;
+    // Sleep until an answer, the next tick or the earliest deadline.
+    std::unique_lock lock(notifier_->mutex);
+    notifier_->cv.wait_until(lock, next_wake(next_tick),
+                             [&] { return notifier_->pending || (options_.stop && options_.stop->load()); });
+  }
+  // Games still in flight are recorded unfinished (SIGINT, an SPRT decision, an I/O error).
+  const std::string why = interrupted ? "interrupted" : sprt_stopped_ ? "sprt decided" : "run aborted";
+  while (!active_.empty()) {
+    auto g = std::move(active_.back());
+    active_.pop_back();
+    g->interrupt(why);
+    if (auto ok = close_game(std::move(g)); !ok && fatal_.empty()) fatal_ = ok.error();
+  }
+  // Give cancelled agents a moment to stop, then hand every instance back.
+  const auto drain_until = SteadyClock::now() + std::chrono::seconds(5);
+  while (!closing_.empty() && SteadyClock::now() < drain_until) {
+    release_closing(false);
+    if (closing_.empty()) break;
+    std::unique_lock lock(notifier_->mutex);
+    notifier_->cv.wait_until(lock, std::min(drain_until, SteadyClock::now() + milliseconds(100)),
+                             [&] { return notifier_->pending; });
+    notifier_->pending = false;
+  }
+  release_closing(true);
+  const Standings st = standings();
+  RunSummary summary;
+  summary.games_total = int32_t(schedule_.size());
+  summary.games_done = st.games_done;
+  summary.interrupted = interrupted || !fatal_.empty();
+  summary.sprt_stopped = sprt_stopped_;
+  (void)emit({{"type", "tournament_end"},
+              {"interrupted", summary.interrupted},
+              {"games_done", summary.games_done},
+              {"sprt_stopped", sprt_stopped_},
+              {"deadline_misses", deadline_misses_},
+              {"ticks", ticks_}});
+  log_.sync();
+  if (auto ok = rewrite_pgn(options_.output_dir, book_, pgn_); !ok) spdlog::warn("{}", ok.error());
+  if (auto ok = write_standings(options_.output_dir, st); !ok) spdlog::warn("{}", ok.error());
+  status_.update(status_info(), true);
+  status_.finish();
+  if (!options_.quiet) std::fputs(standings_text(st).c_str(), stdout);
+  if (!fatal_.empty()) return std::unexpected(fatal_);
+  return summary;
+}
+
+}  // namespace
 
 std::expected<RunSummary, std::string> run_tournament(const config::TournamentConfig& tournament,
                                                       std::vector<Participant> participants,
                                                       std::vector<EngineSource> engines,
                                                       const RunOptions& options) {
-  (void)tournament;
-  (void)engines;
-  (void)options;
-  if (participants.size() < 2) return std::unexpected("a tournament needs at least two agents");
-  return std::unexpected("the tournament runner is not implemented yet");
+  try {
+    Runner runner(tournament, std::move(participants), std::move(engines), options);
+    return runner.run();
+  } catch (const std::exception& e) {
+    return std::unexpected(fmt::format("the tournament stopped on an unexpected error: {}", e.what()));
+  }
 }
 
 }  // namespace arena::tournament

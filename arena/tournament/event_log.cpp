@@ -1,0 +1,120 @@
+// The append-only event log (see event_log.h).
+#include "arena/tournament/event_log.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace arena::tournament {
+
+EventLog::EventLog(EventLog&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), next_seq_(other.next_seq_), path_(std::move(other.path_)) {}
+
+EventLog& EventLog::operator=(EventLog&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    next_seq_ = other.next_seq_;
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+EventLog::~EventLog() {
+  if (fd_ >= 0) {
+    ::fsync(fd_);
+    ::close(fd_);
+  }
+}
+
+std::expected<LogContents, std::string> read_event_log(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::unexpected(fmt::format("cannot read the event log '{}'", path.string()));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  LogContents out;
+  size_t start = 0;
+  int line_no = 0;
+  while (start < text.size()) {
+    ++line_no;
+    const size_t end = text.find('\n', start);
+    const bool complete = end != std::string::npos;
+    const std::string line = text.substr(start, complete ? end - start : std::string::npos);
+    const size_t next = complete ? end + 1 : text.size();
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      if (complete) out.valid_bytes = next;
+      start = next;
+      continue;
+    }
+    auto event = nlohmann::json::parse(line, nullptr, false);
+    const bool ok = !event.is_discarded() && event.is_object() && event.contains("type");
+    if (!ok || !complete) {
+      // A torn write can only be the last line: everything after it must be empty.
+      if (next >= text.size() || text.find_first_not_of(" \t\r\n", next) == std::string::npos) {
+        out.truncated = true;
+        return out;
+      }
+      return std::unexpected(
+          fmt::format("{}:{}: not a JSON event (the log is damaged before its end)", path.string(), line_no));
+    }
+    out.events.push_back(std::move(event));
+    out.valid_bytes = next;
+    start = next;
+  }
+  return out;
+}
+
+std::expected<EventLog, std::string> EventLog::open(const std::filesystem::path& path, bool resume,
+                                                    std::vector<nlohmann::json>* existing) {
+  EventLog log;
+  log.path_ = path;
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (resume && exists) {
+    auto contents = read_event_log(path);
+    if (!contents) return std::unexpected(contents.error());
+    if (contents->truncated) std::filesystem::resize_file(path, contents->valid_bytes, ec);
+    if (ec)
+      return std::unexpected(
+          fmt::format("cannot cut the torn last line of '{}': {}", path.string(), ec.message()));
+    for (const auto& e : contents->events)
+      if (e.contains("seq") && e["seq"].is_number_integer())
+        log.next_seq_ = std::max(log.next_seq_, e["seq"].get<int64_t>() + 1);
+    if (existing) *existing = std::move(contents->events);
+  } else if (exists && !resume) {
+    return std::unexpected(
+        fmt::format("'{}' already exists: resume the run, or choose another output folder", path.string()));
+  }
+  log.fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log.fd_ < 0)
+    return std::unexpected(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
+  return log;
+}
+
+std::expected<void, std::string> EventLog::append(nlohmann::json& event) {
+  event["seq"] = next_seq_++;
+  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line += '\n';
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::unexpected(fmt::format("writing '{}' failed: {}", path_.string(), std::strerror(errno)));
+    }
+    done += size_t(n);
+  }
+  return {};
+}
+
+void EventLog::sync() {
+  if (fd_ >= 0) ::fsync(fd_);
+}
+
+}  // namespace arena::tournament

@@ -1,0 +1,275 @@
+// Standings, and their text, JSON and Markdown forms (see standings.h).
+#include "arena/tournament/standings.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace arena::tournament {
+namespace {
+
+// A JSON number, or null for an infinite or undefined value.
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+std::string penta_text(const Pentanomial& p) {
+  return fmt::format("[{}, {}, {}, {}, {}]", p.ll, p.ld, p.wl + p.dd, p.wd, p.ww);
+}
+
+double score_percent(const ScoreStats& s) {
+  return s.games() ? 100.0 * s.points() / s.games() : 0.0;
+}
+
+double draw_percent(const ScoreStats& s) {
+  return 100.0 * (s.penta.pairs() ? s.pair_draw_ratio() : s.draw_ratio());
+}
+
+bool is_illegal_kind(const std::string& kind) {
+  return kind == "illegal" || kind == "unparseable";
+}
+
+}  // namespace
+
+Standings compute_standings(const std::vector<std::string>& agents, const GameBook& book, int32_t games_total,
+                            const std::optional<config::SprtConfig>& sprt) {
+  Standings out;
+  out.games_total = games_total;
+  std::map<std::string, StandingRow> rows;
+  std::map<std::string, double> latency_sum;
+  for (const auto& a : agents) rows[a].agent = a;
+  std::map<int32_t, std::vector<const GameRecord*>> pairs;
+  for (const auto& [index, g] : book.games()) {
+    if (!g.finished()) continue;
+    ++out.games_done;
+    StandingRow& first = rows[g.first];
+    StandingRow& second = rows[g.second];
+    first.agent = g.first;
+    second.agent = g.second;
+    if (g.result == "1-0") {
+      ++first.stats.wins;
+      ++second.stats.losses;
+    } else if (g.result == "0-1") {
+      ++first.stats.losses;
+      ++second.stats.wins;
+    } else {
+      ++first.stats.draws;
+      ++second.stats.draws;
+    }
+    if (g.pair >= 0) pairs[g.pair].push_back(&g);
+    for (const auto& m : g.moves) {
+      StandingRow& r = rows[m.agent];
+      ++r.moves;
+      r.retries += m.retries;
+      r.illegal_answers += m.retries + (is_illegal_kind(m.failure_kind) ? 1 : 0);
+      r.failures += m.failure_kind.empty() ? 0 : 1;
+      latency_sum[m.agent] += m.latency_s;
+      r.prompt_tokens += m.prompt_tokens;
+      r.cached_tokens += m.cached_tokens;
+      r.completion_tokens += m.completion_tokens;
+    }
+    if (!g.failure_agent.empty()) {
+      StandingRow& r = rows[g.failure_agent];
+      ++r.moves;
+      ++r.failures;
+      r.illegal_answers += is_illegal_kind(g.failure_kind) ? 1 : 0;
+    }
+  }
+  // Pentanomial counts: pairs whose two games are both finished.
+  for (const auto& [pair, games] : pairs) {
+    if (games.size() != 2) continue;
+    for (const std::string& agent : {games[0]->first, games[0]->second}) {
+      double points = 0;
+      int32_t draws = 0;
+      for (const GameRecord* g : games) {
+        const bool first = g->first == agent;
+        if (g->result == "1/2-1/2") {
+          points += 0.5;
+          ++draws;
+        } else if ((g->result == "1-0") == first) {
+          points += 1;
+        }
+      }
+      rows[agent].stats.penta.add_pair(points, draws);
+    }
+  }
+  for (auto& [name, r] : rows) {
+    r.elo = elo_estimate(r.stats);
+    if (r.moves > 0) {
+      r.mean_latency_s = latency_sum[name] / r.moves;
+      r.tokens_per_move = double(r.completion_tokens) / r.moves;
+    }
+    r.prefix_hit_rate = r.prompt_tokens ? double(r.cached_tokens) / double(r.prompt_tokens) : 0.0;
+    out.rows.push_back(r);
+  }
+  std::stable_sort(out.rows.begin(), out.rows.end(), [](const StandingRow& a, const StandingRow& b) {
+    const double ea = a.stats.games() ? a.elo.elo : -INFINITY, eb = b.stats.games() ? b.elo.elo : -INFINITY;
+    if (ea != eb) return ea > eb;
+    return a.stats.points() > b.stats.points();
+  });
+  if (sprt && agents.size() == 2) {
+    SprtState s;
+    s.first = agents[0];
+    s.second = agents[1];
+    s.config = *sprt;
+    s.bounds = sprt_bounds(sprt->alpha, sprt->beta);
+    const StandingRow& r = rows[agents[0]];
+    s.pentanomial = r.stats.penta.pairs() > 0;
+    if (r.stats.games() > 0) {
+      s.llr = s.pentanomial
+                  ? sprt_llr_pentanomial(r.stats.penta, sprt->elo0, sprt->elo1)
+                  : sprt_llr_trinomial(r.stats.wins, r.stats.draws, r.stats.losses, sprt->elo0, sprt->elo1);
+      s.decision = sprt_decide(s.llr, s.bounds);
+    }
+    out.sprt = s;
+  }
+  return out;
+}
+
+std::string standings_text(const Standings& st) {
+  size_t width = 25;
+  for (const auto& r : st.rows) width = std::max(width, r.agent.size());
+  std::string out = fmt::format("Games: {} of {}\n", st.games_done, st.games_total);
+  out += fmt::format("{:<4} {:<{}} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}\n", "Rank", "Name",
+                     width, "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)");
+  int rank = 0;
+  for (const auto& r : st.rows)
+    out += fmt::format(
+        "{:>4} {:<{}} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10} {:>9.1f}% {:>9.1f}% {:>20}\n", ++rank,
+        r.agent, width, r.elo.elo, r.elo.elo_error, r.elo.nelo, r.elo.nelo_error, r.stats.games(),
+        score_percent(r.stats), draw_percent(r.stats), penta_text(r.stats.penta));
+  if (st.rows.size() == 2 && st.sprt) {
+    // fastchess's head-to-head block, from the first agent's side.
+    const auto it = std::find_if(st.rows.begin(), st.rows.end(),
+                                 [&](const StandingRow& r) { return r.agent == st.sprt->first; });
+    if (it != st.rows.end()) {
+      const StandingRow& r = *it;
+      out += fmt::format("Results of {} vs {}:\n", st.sprt->first, st.sprt->second);
+      out += fmt::format("Elo: {:.2f} +/- {:.2f}, nElo: {:.2f} +/- {:.2f}\n", r.elo.elo, r.elo.elo_error,
+                         r.elo.nelo, r.elo.nelo_error);
+      out += fmt::format("LOS: {:.2f} %, DrawRatio: {:.2f} %\n", r.elo.los * 100, draw_percent(r.stats));
+      out += fmt::format("Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1f} ({:.2f} %)\n",
+                         r.stats.games(), r.stats.wins, r.stats.losses, r.stats.draws, r.stats.points(),
+                         score_percent(r.stats));
+      out += fmt::format("Ptnml(0-2): {}\n", penta_text(r.stats.penta));
+    }
+  }
+  if (st.sprt) {
+    const auto& s = *st.sprt;
+    const double fraction = s.llr >= 0 ? s.llr / s.bounds.upper : -s.llr / s.bounds.lower;
+    out += fmt::format("LLR: {:.2f} ({:.1f}%) ({:.2f}, {:.2f}) [{:.2f}, {:.2f}]{}\n", s.llr, fraction * 100,
+                       s.bounds.lower, s.bounds.upper, s.config.elo0, s.config.elo1,
+                       s.decision == SprtDecision::AcceptH1   ? " H1 accepted"
+                       : s.decision == SprtDecision::AcceptH0 ? " H0 accepted"
+                                                              : "");
+  }
+  out += fmt::format("{:<{}} {:>8} {:>9} {:>8} {:>10} {:>11} {:>11}\n", "Agent", width, "Moves", "Illegal",
+                     "Retries", "Latency", "Tokens/mv", "Prefix hit");
+  for (const auto& r : st.rows)
+    out += fmt::format("{:<{}} {:>8} {:>8.1f}% {:>8} {:>9.3f}s {:>11.1f} {:>10.1f}%\n", r.agent, width,
+                       r.moves, r.illegal_rate() * 100, r.retries, r.mean_latency_s, r.tokens_per_move,
+                       r.prefix_hit_rate * 100);
+  return out;
+}
+
+nlohmann::json standings_json(const Standings& st) {
+  nlohmann::json rows = nlohmann::json::array();
+  int rank = 0;
+  for (const auto& r : st.rows) {
+    const auto& p = r.stats.penta;
+    rows.push_back({{"rank", ++rank},
+                    {"agent", r.agent},
+                    {"games", r.stats.games()},
+                    {"wins", r.stats.wins},
+                    {"draws", r.stats.draws},
+                    {"losses", r.stats.losses},
+                    {"points", r.stats.points()},
+                    {"score", r.stats.games() ? r.stats.points() / r.stats.games() : 0.0},
+                    {"elo", number(r.elo.elo)},
+                    {"elo_error", number(r.elo.elo_error)},
+                    {"nelo", number(r.elo.nelo)},
+                    {"nelo_error", number(r.elo.nelo_error)},
+                    {"los", number(r.elo.los)},
+                    {"draw_ratio", r.stats.draw_ratio()},
+                    {"pair_draw_ratio", r.stats.pair_draw_ratio()},
+                    {"pentanomial", {p.ll, p.ld, p.wl + p.dd, p.wd, p.ww}},
+                    {"pentanomial_wl", p.wl},
+                    {"pentanomial_dd", p.dd},
+                    {"moves", r.moves},
+                    {"illegal_rate", r.illegal_rate()},
+                    {"illegal_answers", r.illegal_answers},
+                    {"retries", r.retries},
+                    {"failures", r.failures},
+                    {"mean_latency_s", r.mean_latency_s},
+                    {"tokens_per_move", r.tokens_per_move},
+                    {"prefix_hit_rate", r.prefix_hit_rate}});
+  }
+  nlohmann::json out = {{"games_done", st.games_done}, {"games_total", st.games_total}, {"rows", rows}};
+  if (st.sprt) {
+    const auto& s = *st.sprt;
+    out["sprt"] = {{"first", s.first},
+                   {"second", s.second},
+                   {"elo0", s.config.elo0},
+                   {"elo1", s.config.elo1},
+                   {"alpha", s.config.alpha},
+                   {"beta", s.config.beta},
+                   {"llr", s.llr},
+                   {"lower", s.bounds.lower},
+                   {"upper", s.bounds.upper},
+                   {"model", s.pentanomial ? "pentanomial" : "trinomial"},
+                   {"decision", s.decision == SprtDecision::AcceptH1   ? "H1"
+                                : s.decision == SprtDecision::AcceptH0 ? "H0"
+                                                                       : "continue"}};
+  }
+  return out;
+}
+
+std::string standings_markdown(const Standings& st) {
+  std::string out = fmt::format("# Standings\n\n{} of {} games played.\n\n", st.games_done, st.games_total);
+  out +=
+      "| Rank | Agent | Elo | +/- | nElo | +/- | Games | W | D | L | Points | Score | Draw | LOS | "
+      "Ptnml(0-2) |\n";
+  out += "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  int rank = 0;
+  for (const auto& r : st.rows)
+    out += fmt::format(
+        "| {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} | {} | {} | {:.1f} | {:.1f}% | "
+        "{:.1f}% | {:.2f}% | {} |\n",
+        ++rank, r.agent, r.elo.elo, r.elo.elo_error, r.elo.nelo, r.elo.nelo_error, r.stats.games(),
+        r.stats.wins, r.stats.draws, r.stats.losses, r.stats.points(), score_percent(r.stats),
+        draw_percent(r.stats), r.elo.los * 100, penta_text(r.stats.penta));
+  out += "\n| Agent | Moves | Illegal answers | Retries | Mean latency | Tokens/move | Prefix hit rate |\n";
+  out += "|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : st.rows)
+    out += fmt::format("| {} | {} | {:.1f}% | {} | {:.3f} s | {:.1f} | {:.1f}% |\n", r.agent, r.moves,
+                       r.illegal_rate() * 100, r.retries, r.mean_latency_s, r.tokens_per_move,
+                       r.prefix_hit_rate * 100);
+  if (st.sprt) {
+    const auto& s = *st.sprt;
+    out += fmt::format(
+        "\nSPRT of {} vs {} [{:.2f}, {:.2f}], alpha {:.3f}, beta {:.3f}: LLR {:.2f} in ({:.2f}, {:.2f})\n",
+        s.first, s.second, s.config.elo0, s.config.elo1, s.config.alpha, s.config.beta, s.llr, s.bounds.lower,
+        s.bounds.upper);
+  }
+  return out;
+}
+
+nlohmann::json standings_event_rows(const Standings& st) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : st.rows)
+    rows.push_back({{"agent", r.agent},
+                    {"games", r.stats.games()},
+                    {"wins", r.stats.wins},
+                    {"draws", r.stats.draws},
+                    {"losses", r.stats.losses},
+                    {"points", r.stats.points()},
+                    {"elo", number(r.elo.elo)},
+                    {"elo_error", number(r.elo.elo_error)},
+                    {"los", number(r.elo.los)},
+                    {"draw_ratio", r.stats.draw_ratio()}});
+  return rows;
+}
+
+}  // namespace arena::tournament
