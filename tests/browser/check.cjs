@@ -20,12 +20,16 @@ const failures = [];
 const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if (!ok) failures.push(what); };
 
 (async () => {
-  const browser = await chromium.launch({
+  // A fresh profile in a temporary folder (playwright passes it as --user-data-dir).
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-           '--disable-sync', '--no-first-run', `--user-data-dir=${fs.mkdtempSync(path.join(os.tmpdir(), 'arena-chromium-'))}`],
+           '--disable-sync', '--no-first-run'],
   });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = browser.pages()[0] || await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -76,7 +80,7 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
   // Dashboard: every plot drawn with samples.
   await page.goto(`${base}dashboard`, { waitUntil: 'load' });
   await live();
-  await page.waitForFunction(() => Number(document.body.dataset.samples || 0) >= 3, null, { timeout: 15000 }).catch(() => {});
+  await page.waitForFunction(() => Number(document.body.dataset.samples || 0) >= 30, null, { timeout: 20000 }).catch(() => {});
   const plots = await page.$$eval('.plot-box svg.plot', (n) => n.length);
   check(plots >= 8, `dashboard draws its plots (${plots})`);
   const lines = await page.$$eval('.plot-line', (n) => n.filter((p) => (p.getAttribute('d') || '').includes('L')).length);
@@ -86,6 +90,7 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
 
   check(errors.length === 0, `no script errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
   await browser.close();
+  fs.rmSync(profile, { recursive: true, force: true });
   if (failures.length) {
     console.error(`browser check: ${failures.length} failed`);
     process.exit(1);

@@ -32,9 +32,12 @@
     const samples = models.get(model) || [];
     const node = panel(model);
     const now = samples.length ? Math.max(Date.now() / 1000, samples[samples.length - 1].time) : Date.now() / 1000;
+    // The window grows with the data: a minute at least, the last hour at most.
+    const span = samples.length ? now - samples[0].time : 0;
+    const window = Math.min(WINDOW, Math.max(60, Math.ceil(span / 60) * 60));
     for (const p of PLOTS) {
       const box = node.querySelector(`[data-plot="${p.key}"]`);
-      ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window: WINDOW, yMax: p.yMax,
+      ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window, yMax: p.yMax,
         series: p.series.map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, s[field] ?? null]) })) });
     }
     document.body.dataset.samples = String(samples.length);

@@ -36,11 +36,12 @@ const ArenaPlot = (() => {
       svg.appendChild(el('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'plot-grid' }));
       svg.appendChild(el('text', { x: L - 4, y: y(v) + 3, 'text-anchor': 'end', class: 'plot-axis' }, fmt(v)));
     }
-    const minutes = span / 60;
+    // Time axis: seconds ago for a short window, minutes ago for a long one.
+    const unit = span <= 600 ? 1 : 60, suffix = unit === 1 ? 's' : 'm';
     for (let i = 0; i <= 4; i++) {
       const t = now - span + (i * span) / 4;
       svg.appendChild(el('text', { x: x(t), y: H - 6, 'text-anchor': 'middle', class: 'plot-axis' },
-        i === 4 ? 'now' : `-${Math.round(minutes - (i * minutes) / 4)}m`));
+        i === 4 ? 'now' : `-${Math.round((span - (i * span) / 4) / unit)}${suffix}`));
     }
     let lx = W - R;
     opts.series.slice().reverse().forEach((s) => {
