@@ -60,6 +60,7 @@ struct CompletionResult {
                                         // remote chat endpoint, the messages written as JSON)
   bool stopped_at_stop_string = false;  // finished on one of `stop` (engine) / finish_reason "stop"
   bool truncated = false;               // ran out of max_tokens
+  bool context_overflow = false;        // refused: the prompt (+ max_tokens) does not fit the context
   int32_t num_prompt_tokens = 0;
   int32_t num_cached_tokens = 0;
   int32_t num_completion_tokens = 0;

@@ -101,6 +101,23 @@ std::shared_ptr<PendingCompletion> EngineBackend::submit(CompletionRequest reque
     for (const auto& c : g.allowed_completions) longest = std::max(longest, c.size());
     g.sampling.max_tokens = std::max<int32_t>(g.sampling.max_tokens, static_cast<int32_t>(longest) + 1);
   }
+  const int32_t context = binding_.model->shape().context_length;
+  size_t needed = 1;  // the answer's tokens at the least: one, or the longest choice
+  for (const auto& c : g.allowed_completions) needed = std::max(needed, c.size() + 1);
+  if (context > 0 && g.prompt_tokens.size() + needed > static_cast<size_t>(context)) {
+    auto r = failed(FailureKind::BackendError,
+                    fmt::format("the prompt of {} tokens does not fit the model's context of {} tokens",
+                                g.prompt_tokens.size(), context));
+    r.context_overflow = true;
+    r.prompt_text = text;
+    r.num_prompt_tokens = static_cast<int32_t>(g.prompt_tokens.size());
+    on_done(std::move(r));
+    return pending;
+  }
+  if (context > 0) {  // generate no further than the context allows
+    const int64_t room = context - static_cast<int64_t>(g.prompt_tokens.size());
+    g.sampling.max_tokens = static_cast<int32_t>(std::min<int64_t>(g.sampling.max_tokens, room));
+  }
   g.priority = request.priority;
   g.deadline = request.deadline;
 

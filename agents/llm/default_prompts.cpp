@@ -16,7 +16,8 @@ const std::string kJanggiSystem =
     "You are a strong janggi (Korean chess) player in a tournament. Each turn you get the board "
     "(row 10 at the top, Han's side; files a-i; uppercase = Cho, lowercase = Han: K general, A "
     "guard, B elephant, N horse, R chariot, C cannon, P soldier; '.' = empty), the last move and the "
-    "legal moves in Korean numeric notation (from-square, piece, to-square; 한수쉼 = pass). Mind "
+    "legal moves in Korean numeric notation (from-point, piece, to-point; moves from one point share "
+    "it: 02마83 73 means 02마83 or 02마73; 한수쉼 = pass). Mind "
     "threats, captures and your general's safety, then answer with exactly one move from the list, "
     "written as there, and nothing else.";
 
@@ -25,8 +26,8 @@ const std::string kChessMove =
     "{illegal_reason}Your move:";
 
 const std::string kJanggiMove =
-    "{board}\n{side} to move. Last move: {last_move}.\nLegal moves: {legal_moves}\n{illegal_reason}Your "
-    "move:";
+    "{board}\n{side} to move. Last move: {last_move}.\nLegal moves: {legal_moves_grouped}\n"
+    "{illegal_reason}Your move:";
 
 }  // namespace
 

@@ -180,6 +180,23 @@ void on_result(const std::shared_ptr<State>& state, const std::shared_ptr<Job>& 
     std::lock_guard lock(job->mutex);
     job->pending.reset();
   }
+  if (cr.failure && cr.context_overflow && !job->history.empty()) {
+    // The game's conversation outgrew the model's context: continue it from this move afresh.
+    {
+      std::lock_guard lock(state->mutex);
+      if (job->game_serial == state->game_serial) {
+        state->conversation.clear();
+        state->continuation.reset();
+      }
+    }
+    job->history.clear();
+    job->continue_from.reset();
+    job->reasoning_done = false;
+    job->reasoning.clear();
+    acc.reasoning.clear();
+    send(state, job);
+    return;
+  }
   if (cr.failure) {
     acc.raw = job->reasoning.empty() ? cr.text : job->reasoning;
     acc.failure = std::move(cr.failure);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace agents::llm {
@@ -86,6 +87,36 @@ std::vector<std::string> legal_moves_in(const games::Game& game, Notation notati
   return notation == Notation::Uci ? game.legal_moves() : game.legal_moves_human();
 }
 
+std::string grouped_moves(const std::vector<std::string>& moves, Notation notation) {
+  std::string out;
+  if (notation != Notation::Korean) {
+    for (const auto& m : moves) out += (out.empty() ? "" : " ") + m;
+    return out;
+  }
+  // "02마83": two digits, the piece (one UTF-8 character), two digits; grouped by all but the last two.
+  auto is_numeric = [](const std::string& m) {
+    return m.size() >= 5 && std::isdigit(static_cast<unsigned char>(m[0])) &&
+           std::isdigit(static_cast<unsigned char>(m[m.size() - 1])) &&
+           std::isdigit(static_cast<unsigned char>(m[m.size() - 2]));
+  };
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // in first-seen order
+  for (const auto& m : moves) {
+    const std::string prefix = is_numeric(m) ? m.substr(0, m.size() - 2) : m;
+    const std::string dest = is_numeric(m) ? m.substr(m.size() - 2) : std::string();
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == prefix; });
+    if (it == groups.end() || dest.empty())
+      groups.push_back({prefix, {dest}});
+    else
+      it->second.push_back(dest);
+  }
+  for (const auto& [prefix, dests] : groups) {
+    if (!out.empty()) out += ", ";
+    out += prefix + dests.front();
+    for (size_t i = 1; i < dests.size(); ++i) out += " " + dests[i];
+  }
+  return out;
+}
+
 std::string clock_text(const games::Game& game, const std::optional<ClockState>& clock) {
   if (!clock) return "none";
   std::string out =
@@ -136,6 +167,7 @@ PromptValues position_values(const MoveRequest& request, Notation notation) {
   std::string list;
   for (const auto& m : legal_moves_in(game, notation)) list += (list.empty() ? "" : " ") + m;
   set(Placeholder::LegalMoves, std::move(list));
+  set(Placeholder::LegalMovesGrouped, grouped_moves(legal_moves_in(game, notation), notation));
   set(Placeholder::History, history_text(game, notation));
   set(Placeholder::LastMove, last_move_text(game, notation));
   set(Placeholder::MoveNumber, std::to_string(fen_move_number(game.fen())));

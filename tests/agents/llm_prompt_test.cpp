@@ -38,6 +38,8 @@ TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]
   CHECK(out.find("board_full=[" + (*game)->render_text() + "]") != std::string::npos);
   CHECK(out.find("legal_moves=[") != std::string::npos);
   CHECK(out.find(" Nc6 ") != std::string::npos);
+  CHECK(values[static_cast<size_t>(llm::Placeholder::LegalMovesGrouped)] ==
+        values[static_cast<size_t>(llm::Placeholder::LegalMoves)]);  // SAN is not grouped
   CHECK(out.find("history=[1. e4 e5 2. Nf3]") != std::string::npos);
   CHECK(out.find("last_move=[Nf3]") != std::string::npos);
   CHECK(out.find("move_number=[2]") != std::string::npos);
@@ -58,6 +60,30 @@ TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]
   CHECK(jv[static_cast<size_t>(llm::Placeholder::Clock)] == "none");
   CHECK(jv[static_cast<size_t>(llm::Placeholder::Board)].starts_with("10 rnba.abnr\n9 ....k....\n"));
   CHECK(jv[static_cast<size_t>(llm::Placeholder::Board)].ends_with("\n  abcdefghi"));
+
+  // Grouped Korean moves expand back to exactly the legal moves.
+  const std::string grouped = jv[static_cast<size_t>(llm::Placeholder::LegalMovesGrouped)];
+  std::vector<std::string> expanded;
+  size_t start = 0;
+  while (start < grouped.size()) {
+    size_t end = grouped.find(", ", start);
+    if (end == std::string::npos) end = grouped.size();
+    const std::string group = grouped.substr(start, end - start);
+    size_t space = group.find(' ');
+    const std::string first = group.substr(0, space);
+    expanded.push_back(first);
+    while (space != std::string::npos) {
+      const size_t next = group.find(' ', space + 1);
+      expanded.push_back(first.substr(0, first.size() - 2) + group.substr(space + 1, next - space - 1));
+      space = next;
+    }
+    start = end + 2;
+  }
+  auto legal = (*janggi)->legal_moves_human();
+  std::sort(legal.begin(), legal.end());
+  std::sort(expanded.begin(), expanded.end());
+  CHECK(expanded == legal);
+  CHECK(grouped.size() < jv[static_cast<size_t>(llm::Placeholder::LegalMoves)].size());
 }
 
 TEST_CASE("Prompt templates: an unknown placeholder is an error naming the template and position",
@@ -147,4 +173,28 @@ TEST_CASE("Conversation mode: the next prompt continues the last prompt + answer
     REQUIRE(wait((*agent)->start_move(move_request(**fresh))).ok());
     CHECK(recording->results().back().prompt_tokens.size() == results[0].prompt_tokens.size());
   }
+}
+
+TEST_CASE("Conversation mode: a conversation outgrowing the context restarts from a fresh prompt",
+          "[agents]") {
+  auto backend = std::make_shared<ScriptedBackend>(std::vector<std::string>{"e4", "d4", "Nf3", "Nc3"});
+  backend->max_messages = 4;
+  agents::LlmAgentConfig c;
+  c.history = agents::HistoryMode::Conversation;
+  c.mode = agents::OutputMode::Free;
+  auto agent = agents::make_llm_agent(agent_config("talker", c), backend);
+  REQUIRE(agent);
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  REQUIRE_FALSE((*agent)->new_game({"g", "chess", "", games::Side::First, "rival"}));
+  for (const char* reply : {"e7e5", "d7d5", "g8f6", "b8c6"}) {
+    const auto r = wait((*agent)->start_move(move_request(**game)));
+    REQUIRE(r.ok());
+    REQUIRE((*game)->apply(r.move));
+    REQUIRE((*game)->apply(reply));
+  }
+  std::vector<size_t> sizes;
+  for (const auto& req : backend->requests) sizes.push_back(req.messages.size());
+  // system + user; + answer + user; the third move's 6 messages do not fit: afresh, then it grows again.
+  CHECK(sizes == std::vector<size_t>{2, 4, 6, 2, 4});
 }

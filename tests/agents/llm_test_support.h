@@ -38,6 +38,14 @@ class ScriptedBackend final : public agents::backend::LlmBackend {
       held_ = pending;
       return pending;
     }
+    if (max_messages > 0 && request.messages.size() > max_messages) {
+      lock.unlock();
+      CompletionResult r;
+      r.failure = agents::MoveFailure{agents::FailureKind::BackendError, "too long"};
+      r.context_overflow = true;
+      on_done(std::move(r));
+      return pending;
+    }
     CompletionResult r;
     r.text = answers_.front();
     answers_.pop_front();
@@ -73,6 +81,7 @@ class ScriptedBackend final : public agents::backend::LlmBackend {
   }
 
   std::vector<CompletionRequest> requests;
+  size_t max_messages = 0;  // more messages than this: refused as a context overflow (0 = no limit)
 
  private:
   struct Pending final : agents::backend::PendingCompletion {
