@@ -147,7 +147,7 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
       scratch.scales.resize(static_cast<size_t>(n * nb));
       in.wide_q = scratch.wide.data();
       in.wide_scales = scratch.scales.data();
-      in.wide_rows = WideRows{in.wide_q, in.wide_scales, nb};
+      in.wide_rows = WideRows{in.wide_q, in.wide_scales, nb, in.rows.data, in.rows.stride};
     }
   }
   // Convert: one task per (row, dot type).

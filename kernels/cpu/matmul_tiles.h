@@ -24,7 +24,9 @@ namespace kernels {
 struct WideRows {
   const int16_t* q = nullptr;
   const float* scales = nullptr;
-  int64_t blocks = 0;  // blocks of 32 per row
+  int64_t blocks = 0;             // blocks of 32 per row
+  const std::byte* q8 = nullptr;  // the same rows as Q8_0 blocks (optional; the single-row
+  size_t q8_stride = 0;           // kernels of Q4_0 / Q5_0 use them when given)
 };
 
 // y[j * y_stride + r] = w.row(r) · activation row j, for r in [r0, r1) and j in [j0, j1).

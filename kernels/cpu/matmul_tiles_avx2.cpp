@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/quant/dot_blocks.h"
 
@@ -132,12 +133,64 @@ float row_dot(const Block* w, const WideRows& x, int64_t j) {
   return _mm256_cvtss_f32(acc) + _mm_cvtss_f32(_mm256_extractf128_ps(acc, 1));
 }
 
+// The 32 values of a Q4_0 / Q5_0 block as signed bytes (nibble - 8; (nibble | fifth bit) - 16).
+inline __m256i block_bytes(const BlockQ4_0& b) {
+  const __m128i packed = load128(b.qs);
+  const __m256i nibbles =
+      _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0xF));
+  return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
+}
+
+inline __m256i block_bytes(const BlockQ5_0& b) {
+  const __m128i packed = load128(b.qs);
+  const __m256i nibbles =
+      _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), _mm256_set1_epi8(0xF));
+  uint32_t qh;
+  std::memcpy(&qh, b.qh, 4);
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(qh)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  const __m256i fifth = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+  return _mm256_or_si256(nibbles, _mm256_andnot_si256(fifth, _mm256_set1_epi8(-16)));
+}
+
+// row_dot over the Q8_0 activation bytes with vpmaddubsw (sign moved onto the activations),
+// for the weight types whose values are cheaper to build as bytes. The int32 lanes hold values
+// 4l..4l+3; lanes {0, 1, 4, 5} are the tile's first half sum and {2, 3, 6, 7} its second, so the
+// float operations are the tile's, on the same two integers per block.
+template <typename Block>
+float row_dot_bytes(const Block* w, const WideRows& x, int64_t j) {
+  const int64_t nb = x.blocks;
+  const auto* xb = reinterpret_cast<const BlockQ8_0*>(x.q8 + static_cast<size_t>(j) * x.q8_stride);
+  const float* xs = x.scales + j * nb;
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m128 acc = _mm_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const __m256i wq = block_bytes(w[k]);
+    const __m256i s = _mm256_madd_epi16(
+        _mm256_maddubs_epi16(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(load256(xb[k].qs), wq)), ones);
+    __m128i u = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    u = _mm_add_epi32(u, _mm_shuffle_epi32(u, 0xB1));  // lane 0: first half, lane 2: second half
+    const float d = _cvtsh_ss(w[k].d) * xs[k];
+    acc = _mm_fmadd_ps(_mm_cvtepi32_ps(u), _mm_set1_ps(d), acc);
+  }
+  return _mm_cvtss_f32(acc) + _mm_cvtss_f32(_mm_movehl_ps(acc, acc));
+}
+
+template <typename Block>
+float row_dot_any(const Block* w, const WideRows& x, int64_t j) {
+  if constexpr (!std::is_same_v<Block, BlockQ8_0>)
+    if (x.q8 != nullptr) return row_dot_bytes(w, x, j);
+  return row_dot(w, x, j);
+}
+
 template <typename Block>
 void tile_matmul(const MatrixView& w, int64_t r0, int64_t r1, const WideRows& x, int64_t j0, int64_t j1,
                  float* y, int64_t y_stride) {
   if (j1 - j0 == 1) {
     for (int64_t r = r0; r < r1; ++r)
-      y[j0 * y_stride + r] = row_dot(reinterpret_cast<const Block*>(w.row(r)), x, j0);
+      y[j0 * y_stride + r] = row_dot_any(reinterpret_cast<const Block*>(w.row(r)), x, j0);
     return;
   }
   for (int64_t r = r0; r < r1; r += 4) {

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/quant/dot_blocks.h"
 
@@ -54,8 +55,11 @@ void q4_k_tile(const BlockQ4K* w, const DotRows& x, int64_t j0, int64_t num_bloc
     uint8_t sc[8], mn[8];
     for (int j = 0; j < 8; ++j) k_scale_min(j, b.scales, sc[j], mn[j]);
     // min_j for each of the 16 block sums (two per sub-block of 32).
-    const __m256i mins16 = _mm256_setr_epi16(mn[0], mn[0], mn[1], mn[1], mn[2], mn[2], mn[3], mn[3], mn[4],
-                                             mn[4], mn[5], mn[5], mn[6], mn[6], mn[7], mn[7]);
+    int64_t mn8;
+    std::memcpy(&mn8, mn, 8);
+    const __m128i mins8 = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(mn8));
+    const __m256i mins16 =
+        _mm256_set_m128i(_mm_unpackhi_epi16(mins8, mins8), _mm_unpacklo_epi16(mins8, mins8));
     __m256i sumi[C];
     for (int c = 0; c < C; ++c) sumi[c] = _mm256_setzero_si256();
     for (int q = 0; q < 4; ++q) {
