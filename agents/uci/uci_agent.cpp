@@ -143,7 +143,7 @@ std::optional<MoveFailure> UciAgent::launch() {
   p.send("uci");
   const auto until = Clock::now() + config_.startup_timeout;
   std::vector<uci::OptionInfo> options;
-  std::string line;
+  std::string line, name;
   for (;;) {
     const Read r = p.read_line(line, until);
     if (r == Read::Timeout) {
@@ -154,12 +154,13 @@ std::optional<MoveFailure> UciAgent::launch() {
     }
     if (r != Read::Line)
       return MoveFailure{FailureKind::Crashed, "engine " + executable_ + " " + p.exit_reason()};
-    if (line.rfind("id name ", 0) == 0) engine_name_ = line.substr(8);
+    if (line.rfind("id name ", 0) == 0) name = line.substr(8);
     if (auto option = uci::parse_option(line)) options.push_back(std::move(*option));
     if (line == "uciok") break;
   }
-  options_ = std::move(options);
-  if (engine_name_.empty()) engine_name_ = executable_;
+  // A restart runs the same binary: the first handshake's name and options stay (read elsewhere).
+  if (options_.empty()) options_ = std::move(options);
+  if (engine_name_.empty()) engine_name_ = name.empty() ? executable_ : name;
   auto set = [&](const std::string& name, const std::string& value) {
     if (has_option(name)) p.send("setoption name " + name + " value " + value);
   };
