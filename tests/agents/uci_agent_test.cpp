@@ -10,11 +10,14 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <thread>
 
 #include "agents/random/random_agent.h"
 #include "tests/agents/agent_match.h"
 #include "tests/agents/fake_uci_engine.h"
+#include "tests/common/testdata.h"
 
 namespace {
 
@@ -119,6 +122,54 @@ TEST_CASE("uci protocol text", "[agents][uci]") {
   agents::ClockState clock{60000ms, 55000ms, 1000ms};
   CHECK(go_command({}, clock, 1s) == "go wtime 60000 btime 55000 winc 1000 binc 1000");
   CHECK(go_command({}, std::nullopt, 750ms) == "go movetime 750");
+}
+
+namespace {
+
+// The engine's `go perft 1` move list (its UCI move names) for `fen` under `variant`.
+std::set<std::string> engine_moves(agents::uci::UciProcess& engine, const std::string& variant,
+                                   const std::string& fen) {
+  engine.send("setoption name UCI_Variant value " + variant);
+  engine.send("position fen " + fen);
+  engine.send("go perft 1");
+  std::set<std::string> moves;
+  std::string line;
+  const auto until = agents::Clock::now() + 5s;
+  while (engine.read_line(line, until) == agents::uci::UciProcess::Read::Line) {
+    if (line.rfind("Nodes searched", 0) == 0) break;
+    const auto colon = line.find(": ");
+    if (colon != std::string::npos && line.find(' ') == colon + 1) moves.insert(line.substr(0, colon));
+  }
+  return moves;
+}
+
+}  // namespace
+
+// Arena speaks the engines' move notation: for every position of the perft suites, the engine's
+// own move list is exactly arena's legal moves (janggi: files a-i, ranks 1-10, the pass e2e2).
+TEST_CASE("engine move names are arena's legal moves", "[agents][uci]") {
+  ARENA_REQUIRE_TESTDATA(janggi_epd, "perft/janggi-random.epd");
+  ARENA_REQUIRE_TESTDATA(chess_epd, "perft/chess-random.epd");
+  if (!engine_installed(kFairy)) return;
+  auto engine = agents::uci::UciProcess::start(kFairy, {});
+  REQUIRE(engine);
+  int compared = 0;
+  for (const auto& [variant, path] : {std::pair{"janggi", janggi_epd}, std::pair{"chess", chess_epd}}) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::string fen = line.substr(0, line.find(" ;"));
+      auto game = games::make_game(variant, fen);
+      REQUIRE(game);
+      if ((*game)->outcome().finished()) continue;  // ended by a rule the engine's perft ignores
+      const auto legal = (*game)->legal_moves();
+      INFO(variant << " " << fen);
+      REQUIRE_FALSE(legal.empty());
+      CHECK(engine_moves(**engine, variant, fen) == std::set<std::string>(legal.begin(), legal.end()));
+      ++compared;
+    }
+  }
+  CHECK(compared > 60);
 }
 
 TEST_CASE("uci agent plays chess with Stockfish", "[agents][uci]") {
