@@ -1,8 +1,7 @@
-// `arena run CONFIG`: loads and checks the tournament config (every error at
-// once, exit 2), writes the resolved config next to the results, opens the
-// models the participants use, and runs (or resumes) the tournament until it is
-// done or Ctrl-C stops it cleanly, after which it prints the command that
-// resumes it. `--check` only validates.
+// `arena run CONFIG`: loads and checks the tournament config (every error at once, exit 2),
+// writes the resolved config next to the results, opens the models the participants use,
+// and runs (or resumes) the tournament until it is done or Ctrl-C stops it cleanly, after
+// which it prints the command that resumes it. `--check` only validates.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -44,23 +43,20 @@ struct RunFlags {
   bool quiet = false;
 };
 
-// Set by SIGINT / SIGTERM; the runner polls it and stops cleanly. A signal
-// handler can only touch a lock-free atomic, hence this one file-level
-// variable.
+// Set by SIGINT / SIGTERM; the runner polls it and stops cleanly. A signal handler can only
+// touch a lock-free atomic, hence this one file-level variable.
 std::atomic<bool> g_stop{false};
 
 extern "C" void on_stop_signal(int) {
   g_stop.store(true);
-  constexpr char kMessage[] = "\narena run: stopping: recording the games in "
-                              "flight (Ctrl-C again quits at once)\n";
-  [[maybe_unused]] const ssize_t n =
-      ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+  constexpr char kMessage[] =
+      "\narena run: stopping: recording the games in flight (Ctrl-C again quits at once)\n";
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
 }
 
-// Installs the stop handlers for its lifetime (one-shot: a second signal has
-// its default effect).
+// Installs the stop handlers for its lifetime (one-shot: a second signal has its default effect).
 class StopSignals {
-public:
+ public:
   StopSignals() {
     struct sigaction action = {};
     action.sa_handler = on_stop_signal;
@@ -73,77 +69,68 @@ public:
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
   }
-  StopSignals(const StopSignals &) = delete;
-  StopSignals &operator=(const StopSignals &) = delete;
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
 
-private:
+ private:
   struct sigaction old_int_ = {}, old_term_ = {};
 };
 
-int fail(const std::string &message) {
+int fail(const std::string& message) {
   fmt::print(stderr, "arena run: error: {}\n", message);
   return 1;
 }
 
 // The shell-quoted word `s` (for the printed resume command).
-std::string shell_word(const std::string &s) {
+std::string shell_word(const std::string& s) {
   if (!s.empty() &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                          "0123456789-_./+=:@") == std::string::npos)
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:@") ==
+          std::string::npos)
     return s;
   std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
-// Refuses to resume into `dir` with a config that would play a different
-// tournament.
-std::optional<std::string> check_resume(const std::filesystem::path &dir,
-                                        const config::Config &now) {
+// Refuses to resume into `dir` with a config that would play a different tournament.
+std::optional<std::string> check_resume(const std::filesystem::path& dir, const config::Config& now) {
   const auto saved = dir / config::kResolvedConfigFile;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(saved, ec))
-    return fmt::format("cannot resume: {} has no {} (is it the results folder "
-                       "of an arena run?)",
+    return fmt::format("cannot resume: {} has no {} (is it the results folder of an arena run?)",
                        dir.string(), config::kResolvedConfigFile);
   config::LoadOptions options;
   options.check_files = false;
   options.get_env = models::process_env;
   const auto before = config::load_config(saved, options);
   if (!before)
-    return fmt::format("cannot resume: the saved config {} does not load:\n{}",
-                       saved.string(),
+    return fmt::format("cannot resume: the saved config {} does not load:\n{}", saved.string(),
                        config::format_diagnostics(before.error()));
   const auto diffs = config::diff_configs(*before, now);
-  if (diffs.empty())
-    return std::nullopt;
-  return fmt::format("cannot resume {}: the config differs from the one the "
-                     "tournament started with in {} field{} "
-                     "(only output, web and concurrency may change):\n{}",
-                     dir.string(), diffs.size(), diffs.size() == 1 ? "" : "s",
-                     config::format_diff(diffs));
+  if (diffs.empty()) return std::nullopt;
+  return fmt::format(
+      "cannot resume {}: the config differs from the one the tournament started with in {} field{} "
+      "(only output, web and concurrency may change):\n{}",
+      dir.string(), diffs.size(), diffs.size() == 1 ? "" : "s", config::format_diff(diffs));
 }
 
 // The models the participating agents run on (only those are opened).
-std::vector<config::ModelConfig> models_in_use(const config::Config &c) {
+std::vector<config::ModelConfig> models_in_use(const config::Config& c) {
   std::set<std::string> names;
-  for (const auto &a : c.agents) {
-    const auto *llm = std::get_if<agents::LlmAgentConfig>(&a.params);
-    if (!llm || llm->backend != agents::BackendKind::Engine)
-      continue;
-    if (std::find(c.tournament.agents.begin(), c.tournament.agents.end(),
-                  a.name) != c.tournament.agents.end())
+  for (const auto& a : c.agents) {
+    const auto* llm = std::get_if<agents::LlmAgentConfig>(&a.params);
+    if (!llm || llm->backend != agents::BackendKind::Engine) continue;
+    if (std::find(c.tournament.agents.begin(), c.tournament.agents.end(), a.name) !=
+        c.tournament.agents.end())
       names.insert(llm->model);
   }
   std::vector<config::ModelConfig> out;
-  for (const auto &m : c.models)
-    if (names.count(m.name))
-      out.push_back(m);
+  for (const auto& m : c.models)
+    if (names.count(m.name)) out.push_back(m);
   return out;
 }
 
-int run(const RunFlags &f) {
+int run(const RunFlags& f) {
   if (f.quiet)
     spdlog::set_level(spdlog::level::warn);
   else
@@ -160,64 +147,52 @@ int run(const RunFlags &f) {
   std::vector<config::Diagnostic> warnings;
   options.warnings = &warnings;
   auto loaded = config::load_config(f.config, options);
-  for (const auto &w : warnings)
-    fmt::print(stderr, "{}\n",
-               w.to_string().insert(w.to_string().find(": ") + 2, "warning: "));
+  for (const auto& w : warnings)
+    fmt::print(stderr, "{}\n", w.to_string().insert(w.to_string().find(": ") + 2, "warning: "));
   if (!loaded) {
-    for (const auto &e : loaded.error())
-      fmt::print(stderr, "{}\n", e.to_string());
-    fmt::print(
-        stderr,
-        "arena run: {} error{} in {}; docs/config.md describes every field\n",
-        loaded.error().size(), loaded.error().size() == 1 ? "" : "s", f.config);
+    for (const auto& e : loaded.error()) fmt::print(stderr, "{}\n", e.to_string());
+    fmt::print(stderr, "arena run: {} error{} in {}; docs/config.md describes every field\n",
+               loaded.error().size(), loaded.error().size() == 1 ? "" : "s", f.config);
     return kUsageExitCode;
   }
-  config::Config &config = *loaded;
+  config::Config& config = *loaded;
   const std::string hash = config::config_hash(config);
   if (f.check) {
-    fmt::print("{}: ok: {} agents ({} playing), {} model{}, games: {}, format "
-               "{}, {} games per pairing, hash {}\n",
-               f.config, config.agents.size(), config.tournament.agents.size(),
-               config.models.size(), config.models.size() == 1 ? "" : "s",
-               config::join_names(config.tournament.games),
-               config::to_string(config.tournament.format),
-               config.tournament.games_per_pairing, hash);
+    fmt::print(
+        "{}: ok: {} agents ({} playing), {} model{}, games: {}, format {}, {} games per pairing, hash {}\n",
+        f.config, config.agents.size(), config.tournament.agents.size(), config.models.size(),
+        config.models.size() == 1 ? "" : "s", config::join_names(config.tournament.games),
+        config::to_string(config.tournament.format), config.tournament.games_per_pairing, hash);
     return 0;
   }
 
   const std::filesystem::path output_dir = config.output.dir;
   std::error_code ec;
   if (f.resume) {
-    if (auto refusal = check_resume(output_dir, config))
-      return fail(*refusal);
+    if (auto refusal = check_resume(output_dir, config)) return fail(*refusal);
   } else {
     if (std::filesystem::exists(output_dir / "events.jsonl", ec))
-      return fail(fmt::format("{} already holds a tournament: resume it with "
-                              "`arena run {} --resume {}`, or choose "
-                              "another folder with --output",
-                              output_dir.string(), shell_word(f.config),
-                              shell_word(output_dir.string())));
+      return fail(
+          fmt::format("{} already holds a tournament: resume it with `arena run {} --resume {}`, or choose "
+                      "another folder with --output",
+                      output_dir.string(), shell_word(f.config), shell_word(output_dir.string())));
     std::filesystem::create_directories(output_dir, ec);
     if (ec)
-      return fail(fmt::format("cannot create the output folder {}: {}",
-                              output_dir.string(), ec.message()));
+      return fail(fmt::format("cannot create the output folder {}: {}", output_dir.string(), ec.message()));
     std::ofstream out(output_dir / config::kResolvedConfigFile);
     out << config::resolved_yaml(config);
     if (!out)
-      return fail(
-          fmt::format("cannot write {}",
-                      (output_dir / config::kResolvedConfigFile).string()));
+      return fail(fmt::format("cannot write {}", (output_dir / config::kResolvedConfigFile).string()));
   }
 
   auto registry = models::ModelRegistry::open(models_in_use(config));
-  if (!registry)
-    return fail(registry.error());
+  if (!registry) return fail(registry.error());
   const agents::AgentEnvironment env = (*registry)->environment();
 
   std::vector<tournament::Participant> participants;
-  for (const auto &name : config.tournament.agents) {
+  for (const auto& name : config.tournament.agents) {
     const auto it = std::find_if(config.agents.begin(), config.agents.end(),
-                                 [&](const auto &a) { return a.name == name; });
+                                 [&](const auto& a) { return a.name == name; });
     tournament::Participant p;
     p.name = it->name;
     p.variants = it->variants;
@@ -225,8 +200,7 @@ int run(const RunFlags &f) {
     participants.push_back(std::move(p));
   }
   std::vector<tournament::EngineSource> engines;
-  for (const auto &b : (*registry)->bindings())
-    engines.push_back({b.name, b.engine});
+  for (const auto& b : (*registry)->bindings()) engines.push_back({b.name, b.engine});
 
   tournament::RunOptions run_options;
   run_options.output_dir = output_dir;
@@ -234,83 +208,60 @@ int run(const RunFlags &f) {
   run_options.config_hash = hash;
   run_options.quiet = f.quiet;
   run_options.stop = &g_stop;
-  // The board server: web.port != 0 starts it (bound to web.bind); its hub
-  // observes the tournament. Declared after the models, so it stops before the
-  // engines it samples go away.
+  // The board server: web.port != 0 starts it (bound to web.bind); its hub observes the tournament.
+  // Declared after the models, so it stops before the engines it samples go away.
   std::unique_ptr<server::BoardServer> board;
   if (config.web.port != 0) {
-    auto started = server::BoardServer::start(
-        config.web, server::find_assets_dir(), engines);
-    if (!started)
-      return fail(started.error());
+    auto started = server::BoardServer::start(config.web, server::find_assets_dir(), engines);
+    if (!started) return fail(started.error());
     board = std::move(*started);
     run_options.observer = board->observer();
     fmt::print(stderr, "arena run: board view at {}\n", board->url());
   }
 
-  spdlog::info("config {} (hash {}); results and the resolved config in {}",
-               f.config, hash, output_dir.string());
+  spdlog::info("config {} (hash {}); results and the resolved config in {}", f.config, hash,
+               output_dir.string());
   g_stop.store(false);
   StopSignals signals;
   const auto summary =
-      tournament::run_tournament(config.tournament, std::move(participants),
-                                 std::move(engines), run_options);
-  std::fflush(
-      stdout); // the runner's standings first, then the resume command last
-  if (!summary)
-    return fail(summary.error());
+      tournament::run_tournament(config.tournament, std::move(participants), std::move(engines), run_options);
+  std::fflush(stdout);  // the runner's standings first, then the resume command last
+  if (!summary) return fail(summary.error());
   if (summary->interrupted) {
     fmt::print(stderr,
-               "arena run: interrupted after {} of {} games; results so far "
-               "are in {}\nresume with: arena "
+               "arena run: interrupted after {} of {} games; results so far are in {}\nresume with: arena "
                "run {} --resume {}\n",
-               summary->games_done, summary->games_total, output_dir.string(),
-               shell_word(f.config), shell_word(output_dir.string()));
+               summary->games_done, summary->games_total, output_dir.string(), shell_word(f.config),
+               shell_word(output_dir.string()));
     return 130;
   }
-  fmt::print("arena run: {} games played{}; results in {}\n",
-             summary->games_done,
-             summary->sprt_stopped ? " (stopped early: the SPRT decided)" : "",
-             output_dir.string());
+  fmt::print("arena run: {} games played{}; results in {}\n", summary->games_done,
+             summary->sprt_stopped ? " (stopped early: the SPRT decided)" : "", output_dir.string());
   return 0;
 }
 
-} // namespace
+}  // namespace
 
-void add_run_command(CLI::App &root, Action &action) {
+void add_run_command(CLI::App& root, Action& action) {
   auto flags = std::make_shared<RunFlags>();
-  RunFlags &f = *flags;
-  auto *cmd = root.add_subcommand(
-      "run", "Run a tournament from a YAML config (docs/config.md)");
-  cmd->add_option("config", f.config, "The tournament config (YAML)")
-      ->required();
-  cmd->add_flag("--check", f.check,
-                "Only validate the config (every error at once) and exit");
-  cmd->add_option("--output", f.output,
-                  "Results folder (overrides output.dir)");
-  cmd->add_option("--web-port", f.web_port,
-                  "Board server port, 0 = none (overrides web.port)");
-  cmd->add_option("--seed", f.seed,
-                  "Tournament seed (overrides tournament.seed)");
-  cmd->add_option("--concurrency", f.concurrency,
-                  "Games in flight (overrides tournament.concurrency)");
-  cmd->add_option(
-      "--games", f.games,
-      "Games per pairing, even (overrides tournament.games_per_pairing)");
-  cmd->add_option("--resume", f.resume,
-                  "Continue the interrupted tournament in this results folder");
-  cmd->add_option("--log-level", f.log_level,
-                  "trace, debug, info, warn, error or off")
-      ->check(CLI::IsMember(
-          {"trace", "debug", "info", "warn", "error", "critical", "off"}));
-  cmd->add_flag("--quiet", f.quiet,
-                "No status line or progress; warnings and errors only");
+  RunFlags& f = *flags;
+  auto* cmd = root.add_subcommand("run", "Run a tournament from a YAML config (docs/config.md)");
+  cmd->add_option("config", f.config, "The tournament config (YAML)")->required();
+  cmd->add_flag("--check", f.check, "Only validate the config (every error at once) and exit");
+  cmd->add_option("--output", f.output, "Results folder (overrides output.dir)");
+  cmd->add_option("--web-port", f.web_port, "Board server port, 0 = none (overrides web.port)");
+  cmd->add_option("--seed", f.seed, "Tournament seed (overrides tournament.seed)");
+  cmd->add_option("--concurrency", f.concurrency, "Games in flight (overrides tournament.concurrency)");
+  cmd->add_option("--games", f.games, "Games per pairing, even (overrides tournament.games_per_pairing)");
+  cmd->add_option("--resume", f.resume, "Continue the interrupted tournament in this results folder");
+  cmd->add_option("--log-level", f.log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  cmd->add_flag("--quiet", f.quiet, "No status line or progress; warnings and errors only");
   cmd->callback([flags, &action] {
     if (flags->resume && flags->output && *flags->resume != *flags->output)
-      throw CLI::ValidationError(
-          "--output", "give --resume DIR alone (the results folder is DIR)");
+      throw CLI::ValidationError("--output", "give --resume DIR alone (the results folder is DIR)");
     action = [flags] { return run(*flags); };
   });
 }
 
-} // namespace arena::cli
+}  // namespace arena::cli
