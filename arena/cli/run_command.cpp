@@ -14,7 +14,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 #include "arena/config/resolved.h"
 #include "arena/models/default_model.h"
 #include "arena/models/model_registry.h"
+#include "arena/models/run_setup.h"
 #include "arena/server/board_server.h"
 #include "arena/tournament/runner.h"
 
@@ -114,22 +114,6 @@ std::optional<std::string> check_resume(const std::filesystem::path& dir, const 
       dir.string(), diffs.size(), diffs.size() == 1 ? "" : "s", config::format_diff(diffs));
 }
 
-// The models the participating agents run on (only those are opened).
-std::vector<config::ModelConfig> models_in_use(const config::Config& c) {
-  std::set<std::string> names;
-  for (const auto& a : c.agents) {
-    const auto* llm = std::get_if<agents::LlmAgentConfig>(&a.params);
-    if (!llm || llm->backend != agents::BackendKind::Engine) continue;
-    if (std::find(c.tournament.agents.begin(), c.tournament.agents.end(), a.name) !=
-        c.tournament.agents.end())
-      names.insert(llm->model);
-  }
-  std::vector<config::ModelConfig> out;
-  for (const auto& m : c.models)
-    if (names.count(m.name)) out.push_back(m);
-  return out;
-}
-
 int run(const RunFlags& f) {
   if (f.quiet)
     spdlog::set_level(spdlog::level::warn);
@@ -185,22 +169,8 @@ int run(const RunFlags& f) {
       return fail(fmt::format("cannot write {}", (output_dir / config::kResolvedConfigFile).string()));
   }
 
-  auto registry = models::ModelRegistry::open(models_in_use(config));
-  if (!registry) return fail(registry.error());
-  const agents::AgentEnvironment env = (*registry)->environment();
-
-  std::vector<tournament::Participant> participants;
-  for (const auto& name : config.tournament.agents) {
-    const auto it = std::find_if(config.agents.begin(), config.agents.end(),
-                                 [&](const auto& a) { return a.name == name; });
-    tournament::Participant p;
-    p.name = it->name;
-    p.variants = it->variants;
-    p.make = [agent = *it, &env] { return agents::make_agent(agent, env); };
-    participants.push_back(std::move(p));
-  }
-  std::vector<tournament::EngineSource> engines;
-  for (const auto& b : (*registry)->bindings()) engines.push_back({b.name, b.engine});
+  auto setup = models::prepare_run(config);
+  if (!setup) return fail(setup.error());
 
   tournament::RunOptions run_options;
   run_options.output_dir = output_dir;
@@ -212,7 +182,7 @@ int run(const RunFlags& f) {
   // Declared after the models, so it stops before the engines it samples go away.
   std::unique_ptr<server::BoardServer> board;
   if (config.web.port != 0) {
-    auto started = server::BoardServer::start(config.web, server::find_assets_dir(), engines);
+    auto started = server::BoardServer::start(config.web, server::find_assets_dir(), (*setup)->engines);
     if (!started) return fail(started.error());
     board = std::move(*started);
     run_options.observer = board->observer();
@@ -223,8 +193,8 @@ int run(const RunFlags& f) {
                output_dir.string());
   g_stop.store(false);
   StopSignals signals;
-  const auto summary =
-      tournament::run_tournament(config.tournament, std::move(participants), std::move(engines), run_options);
+  const auto summary = tournament::run_tournament(config.tournament, std::move((*setup)->participants),
+                                                  std::move((*setup)->engines), run_options);
   std::fflush(stdout);  // the runner's standings first, then the resume command last
   if (!summary) return fail(summary.error());
   if (summary->interrupted) {
