@@ -139,6 +139,7 @@ std::optional<MoveFailure> UciAgent::launch() {
   }
   needs_drain_ = false;
   needs_restart_ = false;
+  variant_.clear();
   auto& p = *process_;
   p.send("uci");
   const auto until = Clock::now() + config_.startup_timeout;
@@ -211,14 +212,19 @@ std::optional<MoveFailure> UciAgent::new_game(const GameStart& start) {
           return;
         }
       }
-      if (has_option("UCI_Variant")) process_->send("setoption name UCI_Variant value " + start.variant);
-      process_->send("ucinewgame");
-      done.set_value(sync(config_.startup_timeout, nullptr));
+      done.set_value(begin_game(start.variant));
     } catch (const std::exception& e) {
       done.set_value(MoveFailure{FailureKind::Crashed, std::string("starting the game failed: ") + e.what()});
     }
   });
   return result.get();  // the job is bounded by the timeouts above
+}
+
+std::optional<MoveFailure> UciAgent::begin_game(const std::string& variant) {
+  variant_ = variant;
+  if (has_option("UCI_Variant")) process_->send("setoption name UCI_Variant value " + variant);
+  process_->send("ucinewgame");
+  return sync(config_.startup_timeout, nullptr);
 }
 
 void UciAgent::end_game(const GameEnd&) {}
@@ -272,9 +278,15 @@ MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& c
     return failure(FailureKind::Crashed, "engine " + engine_name_ + " is not running" +
                                              (process_ ? " (" + process_->exit_reason() + ")" : ""));
   auto& p = *process_;
+  const GameLine game = game_line(request);
+  if (game.variant != variant_) {  // asked without new_game (or for another variant): set it up
+    if (!supports(game.variant))
+      return failure(FailureKind::BackendError,
+                     fmt::format("{} does not play {}", engine_name_, game.variant));
+    if (auto error = begin_game(game.variant)) return failure(error->kind, error->message);
+  }
   const auto now = Clock::now();
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(request.deadline - now);
-  const GameLine game = game_line(request);
   const std::string position = uci::position_command(game.start_fen, game.moves);
   // The engine's own budget ends a little before the deadline (a tenth of the time left, at most
   // 50 ms): a configured movetime beyond that is shortened to it.

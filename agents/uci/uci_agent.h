@@ -56,6 +56,8 @@ class UciAgent final : public Agent {
   std::optional<MoveFailure> sync(std::chrono::milliseconds timeout, const std::atomic<bool>* cancel);
   // Worker thread: one move, from `position` to a resolved result.
   MoveResult play(const MoveRequest& request, const std::atomic<bool>& cancel);
+  // Worker thread: sets the engine up for a game of `variant` (UCI_Variant, ucinewgame, isready).
+  std::optional<MoveFailure> begin_game(const std::string& variant);
   // Worker thread: reads up to the bestmove of a stopped search (or drops the engine).
   void drain();
   // Worker thread: the engine misbehaved; end it now, start a new one at the next game.
@@ -74,6 +76,7 @@ class UciAgent final : public Agent {
   std::unique_ptr<uci::UciProcess> process_;
   bool needs_drain_ = false;    // a cancelled search's bestmove is still to come
   bool needs_restart_ = false;  // the engine was killed after misbehaving
+  std::string variant_;         // the variant the engine is set up for
 
   std::atomic<bool> closing_{false};
   std::mutex cancel_mutex_;

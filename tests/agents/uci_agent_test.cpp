@@ -210,6 +210,10 @@ TEST_CASE("uci agent plays janggi and chess with Fairy-Stockfish", "[agents][uci
     CHECK((match.plies == 16 || match.outcome.finished()));  // (Han wins at once when Cho passes)
     CHECK(match.results[1].prompt.find("go depth 3") != std::string::npos);
   }
+  // Asked for a janggi move without new_game: the agent sets the variant up itself.
+  auto fresh = make(config);
+  const auto move = fresh->start_move(start_request("janggicasual"))->wait();
+  CHECK(move.ok());
   // Restricted by the config.
   config.variants = {"janggi"};
   auto janggi_only = make(config);
