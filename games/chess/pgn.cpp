@@ -60,7 +60,7 @@ class PgnReader {
         if (auto ok = read_token(); !ok) return std::unexpected(ok.error());
       }
     }
-    finish_game();
+    if (auto ok = finish_game(); !ok) return std::unexpected(ok.error());
     return std::move(games_);
   }
 
@@ -108,7 +108,8 @@ class PgnReader {
   }
 
   std::expected<void, GameError> read_tag() {
-    if (moves_started_) finish_game();
+    if (moves_started_)
+      if (auto ok = finish_game(); !ok) return ok;
     ++pos_;
     const size_t name_start = pos_;
     while (pos_ < text_.size() &&
@@ -146,8 +147,7 @@ class PgnReader {
     if (is_result(token)) {
       in_game_ = true;
       game_.result = std::string(token);
-      finish_game();
-      return {};
+      return finish_game();
     }
     if (token.front() == '$') return {};  // a numeric annotation glyph
     // A move number ("12.", "12...", possibly glued to the move: "12.Nf3").
@@ -182,10 +182,16 @@ class PgnReader {
     return {};
   }
 
-  void finish_game() {
+  // Ends the game being read; a game without moves has its FEN tag checked here (one with moves
+  // had it checked at its first move), so no game is returned that cannot be replayed.
+  std::expected<void, GameError> finish_game() {
+    if (in_game_ && !moves_started_ && !game_.start_fen.empty())
+      if (const auto start = parse_fen(game_.start_fen); !start)
+        return error(fmt::format("game {}: bad FEN tag: {}", games_.size() + 1, start.error().message));
     if (in_game_) games_.push_back(std::move(game_));
     game_ = PgnGame{};
     in_game_ = moves_started_ = false;
+    return {};
   }
 
   std::string_view text_;
