@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <iostream>
+#include <random>
 
 #include "agents/random/random_agent.h"
 #include "agents/search/search.h"
@@ -156,6 +157,36 @@ TEST_CASE("search agent is deterministic for a seed", "[agents][search]") {
   agents::SearchAgent a("a", {}, config), b("b", {}, config);
   auto request = request_for("janggi", "");
   CHECK(a.start_move(request)->wait().move == b.start_move(request)->wait().move);
+}
+
+TEST_CASE("search returns a legal move in random positions of every variant", "[agents][search]") {
+  std::mt19937_64 rng(42);
+  for (const std::string variant : {"chess", "janggi", "janggimodern", "janggicasual", "janggitraditional"}) {
+    int searched = 0;
+    for (int game_number = 0; game_number < 4; ++game_number) {
+      auto made = games::make_game(variant);
+      REQUIRE(made);
+      auto& game = **made;
+      std::vector<std::string> moves;
+      for (int ply = 0; ply < 160 && !game.outcome().finished(); ++ply) {
+        const auto legal = game.legal_moves();
+        if (ply % 8 == 7) {  // search every eighth position with a small node budget
+          SearchLimits limits;
+          limits.nodes = 1000;
+          limits.seed = uint64_t(ply);
+          auto report = search_position(variant, "", moves, limits);
+          INFO(variant << " " << game.fen());
+          REQUIRE(report);
+          CHECK(std::find(legal.begin(), legal.end(), report->best_move) != legal.end());
+          ++searched;
+        }
+        const std::string move = legal[std::uniform_int_distribution<size_t>(0, legal.size() - 1)(rng)];
+        REQUIRE(game.apply(move));
+        moves.push_back(move);
+      }
+    }
+    CHECK(searched > 20);
+  }
 }
 
 namespace {
