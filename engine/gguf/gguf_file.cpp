@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 namespace engine::gguf {
 
@@ -62,6 +63,23 @@ class Cursor {
   size_t size_;
   size_t pos_ = 0;
 };
+
+// A key or tensor name as it may appear in an error: at most kMaxExcerpt bytes, with anything
+// outside printable ASCII (NULs, control bytes, UTF-8) written as \xNN and a note of the full
+// length when cut, so a corrupt length cannot pour raw file bytes into a message.
+constexpr size_t kMaxExcerpt = 48;
+std::string excerpt(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < kMaxExcerpt; ++i) {
+    const auto ch = static_cast<unsigned char>(s[i]);
+    if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '\'')
+      out += static_cast<char>(ch);
+    else
+      out += fmt::format("\\x{:02x}", ch);
+  }
+  if (s.size() > kMaxExcerpt) out += fmt::format("... ({} bytes)", s.size());
+  return out;
+}
 
 // Smallest encoded size of one element of `type` (used to reject absurd array counts early).
 uint64_t min_encoded_size(ValueType type) {
@@ -246,10 +264,11 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
       auto key = c.read_string("metadata key");
       const auto raw_type = c.read<uint32_t>("metadata value type");
       if (raw_type > static_cast<uint32_t>(ValueType::F64))
-        throw ParseFailure{at, fmt::format("key '{}': unknown metadata value type {}", key, raw_type)};
+        throw ParseFailure{at,
+                           fmt::format("key '{}': unknown metadata value type {}", excerpt(key), raw_type)};
       auto value = read_value(c, static_cast<ValueType>(raw_type), 0);
       if (!file.metadata_.emplace(key, std::move(value)).second)
-        throw ParseFailure{at, fmt::format("duplicate metadata key '{}'", key)};
+        throw ParseFailure{at, fmt::format("duplicate metadata key '{}'", excerpt(key))};
     }
 
     if (const auto* a = file.find("general.alignment")) {
@@ -265,14 +284,14 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
       t.name = c.read_string("tensor name");
       const auto n_dims = c.read<uint32_t>("tensor dimension count");
       if (n_dims == 0 || n_dims > kMaxDims)
-        throw ParseFailure{
-            at, fmt::format("tensor '{}': {} dimensions (1 to {} supported)", t.name, n_dims, kMaxDims)};
+        throw ParseFailure{at, fmt::format("tensor '{}': {} dimensions (1 to {} supported)", excerpt(t.name),
+                                           n_dims, kMaxDims)};
       int64_t count = 1;
       for (uint32_t d = 0; d < n_dims; ++d) {
         const auto dim = c.read<uint64_t>("tensor dimension");
         if (dim == 0 || dim > (uint64_t{1} << 40) || static_cast<uint64_t>(count) > (uint64_t{1} << 48) / dim)
-          throw ParseFailure{at,
-                             fmt::format("tensor '{}': dimension {} = {} is out of range", t.name, d, dim)};
+          throw ParseFailure{
+              at, fmt::format("tensor '{}': dimension {} = {} is out of range", excerpt(t.name), d, dim)};
         t.dims.push_back(static_cast<int64_t>(dim));
         count *= static_cast<int64_t>(dim);
       }
@@ -280,18 +299,18 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
       const auto traits = kernels::ggml_type_traits(type_id);
       if (!traits)
         throw ParseFailure{
-            at, fmt::format("tensor '{}': unknown or unsupported tensor type {}", t.name, type_id)};
+            at, fmt::format("tensor '{}': unknown or unsupported tensor type {}", excerpt(t.name), type_id)};
       t.type = static_cast<kernels::GgmlType>(type_id);
       if (t.dims[0] % traits->block_size != 0)
-        throw ParseFailure{
-            at, fmt::format("tensor '{}': row length {} is not a multiple of the {} block size {}", t.name,
-                            t.dims[0], traits->name, traits->block_size)};
+        throw ParseFailure{at,
+                           fmt::format("tensor '{}': row length {} is not a multiple of the {} block size {}",
+                                       excerpt(t.name), t.dims[0], traits->name, traits->block_size)};
       t.offset = c.read<uint64_t>("tensor offset");
       if (t.offset % file.alignment_ != 0)
-        throw ParseFailure{at, fmt::format("tensor '{}': offset {} is not aligned to {}", t.name, t.offset,
-                                           file.alignment_)};
+        throw ParseFailure{at, fmt::format("tensor '{}': offset {} is not aligned to {}", excerpt(t.name),
+                                           t.offset, file.alignment_)};
       if (!file.tensor_index_.emplace(t.name, file.tensors_.size()).second)
-        throw ParseFailure{at, fmt::format("duplicate tensor name '{}'", t.name)};
+        throw ParseFailure{at, fmt::format("duplicate tensor name '{}'", excerpt(t.name))};
       file.tensors_.push_back(std::move(t));
     }
 
@@ -304,7 +323,7 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
         throw ParseFailure{data_start + t.offset,
                            fmt::format("truncated file: tensor '{}' ({} bytes at data offset {}) "
                                        "extends past the end of the file ({} bytes)",
-                                       t.name, bytes, t.offset, map->size)};
+                                       excerpt(t.name), bytes, t.offset, map->size)};
       t.data = {map->data + data_start + t.offset, static_cast<size_t>(bytes)};
     }
   } catch (const ParseFailure& f) {
@@ -315,6 +334,11 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
 
 size_t GgufFile::file_size() const {
   return map_ ? map_->size : 0;
+}
+
+std::span<const std::byte> GgufFile::bytes() const {
+  if (!map_ || !map_->data) return {};
+  return {map_->data, map_->size};
 }
 
 const Value* GgufFile::find(const std::string& key) const {

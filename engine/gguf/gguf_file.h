@@ -82,6 +82,8 @@ class GgufFile {
   uint32_t version() const { return version_; }
   size_t alignment() const { return alignment_; }
   size_t file_size() const;
+  // The whole file as mapped (every tensor's data is a view into it).
+  std::span<const std::byte> bytes() const;
 
   // All metadata, by key.
   const std::map<std::string, Value>& metadata() const { return metadata_; }
