@@ -65,8 +65,11 @@ std::shared_ptr<MoveTicket> SearchAgent::start_move(const MoveRequest& request) 
   GameLine line = game_line(request);
   limits.seed = game_seed(config_.seed, line.start_fen, line.moves);
   // Stop a little before the deadline (a tenth of the time left, at most 50 ms), and at movetime.
-  const auto left = request.deadline - started;
-  auto stop = request.deadline - std::min<Clock::duration>(std::chrono::milliseconds(50), left / 10);
+  // (A request without a deadline gets a minute.)
+  const auto deadline =
+      request.deadline == Clock::time_point{} ? started + std::chrono::seconds(60) : request.deadline;
+  const auto left = std::max<Clock::duration>(deadline - started, Clock::duration::zero());
+  auto stop = deadline - std::min<Clock::duration>(std::chrono::milliseconds(50), left / 10);
   if (config_.movetime) stop = std::min(stop, started + *config_.movetime);
   limits.stop = stop;
 

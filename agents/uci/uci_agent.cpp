@@ -286,7 +286,9 @@ MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& c
     if (auto error = begin_game(game.variant)) return failure(error->kind, error->message);
   }
   const auto now = Clock::now();
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(request.deadline - now);
+  // (A request without a deadline gets a minute.)
+  const auto deadline = request.deadline == Clock::time_point{} ? now + 60s : request.deadline;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
   const std::string position = uci::position_command(game.start_fen, game.moves);
   // The engine's own budget ends a little before the deadline (a tenth of the time left, at most
   // 50 ms): a configured movetime beyond that is shortened to it.
@@ -299,7 +301,7 @@ MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& c
   p.send(position);
   p.send(go);
 
-  const auto until = request.deadline + config_.move_margin;
+  const auto until = deadline + config_.move_margin;
   std::string line, last_info;
   for (;;) {
     const Read r = p.read_line(line, until, &cancel);

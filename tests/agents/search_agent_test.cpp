@@ -157,6 +157,10 @@ TEST_CASE("search agent is deterministic for a seed", "[agents][search]") {
   agents::SearchAgent a("a", {}, config), b("b", {}, config);
   auto request = request_for("janggi", "");
   CHECK(a.start_move(request)->wait().move == b.start_move(request)->wait().move);
+  request.deadline = {};  // no deadline given: the depth limit alone ends the search
+  const auto result = a.start_move(request)->wait();
+  CHECK(result.ok());
+  CHECK(result.raw.rfind("depth 2 ", 0) == 0);
 }
 
 TEST_CASE("search returns a legal move in random positions of every variant", "[agents][search]") {
