@@ -70,7 +70,8 @@ std::vector<EngineSample> MetricsSampler::sample(double now, int64_t tick, int64
       s.gen_tps = double(m.generation_tokens - p.generation_tokens) / dt;
     }
     s.kv_used = m.kv_blocks_used;
-    s.kv_total = m.kv_blocks_total;
+    // Before its first step an engine may not have reported its block count yet.
+    s.kv_total = m.kv_blocks_total > 0 ? m.kv_blocks_total : engines_[i].engine->num_kv_blocks();
     const int64_t queries = m.prefix_cache_queries - p.prefix_cache_queries;
     s.prefix_hits = m.prefix_cache_hits - p.prefix_cache_hits;
     s.prefix_hit_rate = queries > 0 ? double(s.prefix_hits) / double(queries) : m.prefix_hit_rate();
@@ -83,8 +84,9 @@ std::vector<EngineSample> MetricsSampler::sample(double now, int64_t tick, int64
           fmt::format(
               "{:.3f},{},{},{},{},{:.2f},{:.4f},{:.4f},{:.1f},{:.1f},{},{},{:.4f},{},{:.4f},{},{},{},{}\n",
               now, tick, s.model, s.queue, s.running, s.batch, s.ttft_p50, s.ttft_p99, s.prompt_tps,
-              s.gen_tps, s.kv_used, s.kv_total, m.kv_usage(), s.prefix_hits, s.prefix_hit_rate, s.preemptions,
-              s.deadline_misses, runner_deadline_misses, s.steps)
+              s.gen_tps, s.kv_used, s.kv_total, s.kv_total ? double(s.kv_used) / s.kv_total : 0.0,
+              s.prefix_hits, s.prefix_hit_rate, s.preemptions, s.deadline_misses, runner_deadline_misses,
+              s.steps)
               .c_str(),
           csv_);
     latest_.push_back(s);

@@ -4,6 +4,7 @@
 // the event log's shape, the standings' arithmetic, agent failures as results, deadline
 // policies, clocks, and that a slow game does not hold up a fast one.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -492,5 +493,45 @@ TEST_CASE("a slow game does not hold up a fast one", "[arena]") {
   REQUIRE(slow_end > 0);
   // 20 plies at 40 ms each take 0.8 s; the fast game's 20 plies at a 1 ms tick finish far earlier.
   CHECK(fast_end + 0.4 < slow_end);
+  fs::remove_all(dir);
+}
+
+namespace {
+
+class RecordingObserver final : public TournamentObserver {
+ public:
+  void on_event(const nlohmann::json& event) override { events.push_back(event); }
+  std::vector<nlohmann::json> events;
+};
+
+}  // namespace
+
+TEST_CASE("the SPRT stops a decided match early; observers see every logged event", "[arena]") {
+  const fs::path dir = fresh_dir("sprt");
+  auto config = quick_config({"chess"}, 400);
+  config.concurrency = 2;
+  config.sprt = config::SprtConfig{0, 100, 0.05, 0.05};
+  RecordingObserver observer;
+  RunOptions o = quiet_options(dir);
+  o.observer = &observer;
+  // "quitter" resigns at once: "steady" wins every game, the pentanomial counts are all WW.
+  auto summary = run_tournament(
+      config, {scripted("steady", {}), scripted("quitter", {Script::Mode::Resign, 0, {}})}, {}, o);
+  REQUIRE(summary.has_value());
+  CHECK(summary->sprt_stopped);
+  CHECK_FALSE(summary->interrupted);
+  CHECK(summary->games_total == 400);
+  CHECK(summary->games_done < 100);
+  const auto standings = nlohmann::json::parse(read_text(dir / "standings.json"));
+  CHECK(standings["sprt"]["decision"] == "H1");
+  CHECK(standings["sprt"]["llr"].get<double>() >= standings["sprt"]["upper"].get<double>());
+  CHECK(standings["sprt"]["upper"].get<double>() == Approx(std::log(0.95 / 0.05)));
+  // The observer got every event of the log, in order, with the same seq.
+  const auto logged = read_events(dir);
+  std::vector<nlohmann::json> observed;
+  for (const auto& e : observer.events)
+    if (e.contains("seq")) observed.push_back(e);
+  REQUIRE(observed.size() == logged.size());
+  for (size_t i = 0; i < logged.size(); ++i) CHECK(observed[i] == logged[i]);
   fs::remove_all(dir);
 }
