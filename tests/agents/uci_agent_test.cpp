@@ -177,6 +177,8 @@ TEST_CASE("uci agent plays chess with Stockfish", "[agents][uci]") {
   auto config = uci_config("stockfish");  // found in /usr/games
   auto& uci = std::get<agents::UciAgentConfig>(config.params);
   uci.skill_level = 5;
+  uci.elo = 1500;  // UCI_LimitStrength + UCI_Elo
+  uci.hash_mb = 8;
   auto engine = make(config);
   CHECK(as_uci(*engine).engine_name().find("Stockfish") != std::string::npos);
   CHECK(engine->supports("chess"));
