@@ -13,6 +13,10 @@
 
 namespace agents::llm {
 
+// `text` with every byte that is not part of a valid UTF-8 character replaced by U+FFFD (model
+// text can hold broken characters; results and event logs must be valid UTF-8).
+std::string to_valid_utf8(std::string_view text);
+
 // The legal move (UCI) the text names first, or an Illegal / Unparseable failure saying why.
 std::expected<std::string, MoveFailure> find_move(const games::Game& game, std::string_view text);
 

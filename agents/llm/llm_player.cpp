@@ -123,6 +123,10 @@ CompletionRequest build_request(const State& state, Job& job) {
 void finish(const std::shared_ptr<State>& state, const std::shared_ptr<Job>& job, MoveResult result,
             const std::string& answer, std::shared_ptr<const backend::Continuation> continuation) {
   result.total_seconds = std::chrono::duration<double>(Clock::now() - job->started).count();
+  result.raw = to_valid_utf8(result.raw);
+  result.reasoning = to_valid_utf8(result.reasoning);
+  result.prompt = to_valid_utf8(result.prompt);
+  if (result.failure) result.failure->message = to_valid_utf8(result.failure->message);
   {
     std::lock_guard lock(state->mutex);
     if (state->current == job) state->current.reset();

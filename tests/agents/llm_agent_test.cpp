@@ -4,6 +4,7 @@
 // process each serve their own agents, and bad configs are refused when the agent is made.
 #include <algorithm>
 
+#include "agents/llm/answer_reader.h"
 #include "tests/agents/llm_test_support.h"
 #include "tests/common/testdata.h"
 
@@ -276,4 +277,47 @@ TEST_CASE("LLM agent: bad configs are refused when the agent is made", "[agents]
   r.mode = agents::OutputMode::Reason;
   r.reasoning_marker.clear();
   CHECK_FALSE(agents::make_llm_agent(agent_config("r", r), backend));
+}
+
+TEST_CASE("LLM agent: broken UTF-8 in an answer is replaced in the result", "[agents]") {
+  CHECK(agents::llm::to_valid_utf8("ok 02마83") == "ok 02마83");
+  CHECK(agents::llm::to_valid_utf8("a\xC7\xDD"
+                                   "b\xff") ==
+        "a\xEF\xBF\xBD\xEF\xBF\xBD"
+        "b\xEF\xBF\xBD");
+  CHECK(agents::llm::to_valid_utf8("\xE0\x80\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong
+  agents::LlmAgentConfig c;
+  c.mode = agents::OutputMode::Free;
+  c.max_retries = 0;
+  auto backend = std::make_shared<ScriptedBackend>(std::vector<std::string>{"\xC7\xDDh9"});
+  auto agent = agents::make_llm_agent(agent_config("broken", c), backend);
+  REQUIRE(agent);
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  const auto r = wait((*agent)->start_move(move_request(**game)));
+  REQUIRE(r.failure);
+  CHECK(r.raw == "\xEF\xBF\xBD\xEF\xBF\xBDh9");
+  CHECK(r.failure->message.find('\xC7') == std::string::npos);
+}
+
+TEST_CASE("LLM agent: cancelling a move on the engine cancels its request", "[agents]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
+  auto t = TestModel::open("qwen", path.string(), "chatml");
+  auto c = on_model("qwen");
+  c.mode = agents::OutputMode::Free;
+  c.max_tokens = 1500;
+  c.max_retries = 0;
+  auto agent = agents::make_llm_agent(agent_config("long", c), t.env());
+  REQUIRE(agent);
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  auto ticket = (*agent)->start_move(move_request(**game));
+  ticket->cancel();
+  const auto r = wait(ticket);
+  // Cancelled, unless the model happened to finish first (a random model may stop at once).
+  if (r.failure && r.failure->kind == agents::FailureKind::Cancelled) {
+    CHECK(t.engine->metrics().num_requests_cancelled == 1);
+  } else {
+    CHECK(t.engine->metrics().num_requests_finished == 1);
+  }
 }
