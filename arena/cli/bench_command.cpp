@@ -4,6 +4,7 @@
 #include <array>
 
 #include "arena/cli/bench_forward.h"
+#include "arena/cli/bench_kernels.h"
 #include "arena/cli/bench_perft.h"
 #include "arena/cli/bench_serve.h"
 #include "arena/cli/command.h"
@@ -17,6 +18,7 @@ constexpr std::array kBenchRegistrars{
     &add_bench_perft,
     &add_bench_forward,
     &add_bench_serve,
+    &add_bench_kernels,
 };
 
 }  // namespace
