@@ -153,6 +153,10 @@ std::expected<uint64_t, Error> parse_byte_size(std::string_view text) {
     scale = 1024.0 * 1024 * 1024;
   else if (unit == "t" || unit == "tib")
     scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (unit == "p" || unit == "pib")
+    scale = 1024.0 * 1024 * 1024 * 1024 * 1024;
+  else if (unit == "e" || unit == "eib")
+    scale = 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024;
   else if (unit == "kb")
     scale = 1e3;
   else if (unit == "mb")
@@ -161,6 +165,10 @@ std::expected<uint64_t, Error> parse_byte_size(std::string_view text) {
     scale = 1e9;
   else if (unit == "tb")
     scale = 1e12;
+  else if (unit == "pb")
+    scale = 1e15;
+  else if (unit == "eb")
+    scale = 1e18;
   else
     return bad();
   const double bytes = value * scale;

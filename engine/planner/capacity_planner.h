@@ -48,11 +48,11 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
 // Human-readable lines describing `plan` (what `arena plan` prints).
 std::string format_plan(const CapacityPlan& plan);
 
-// Bytes from "8GiB", "512MiB", "1.5GB", "64k", "1000" (binary KiB/MiB/GiB/TiB or K/M/G/T,
-// decimal kB/MB/GB/TB); an error naming the text otherwise.
+// Bytes from "8GiB", "512MiB", "1.5GB", "64k", "1000" (binary KiB ... EiB or K ... E, decimal
+// kB ... EB; everything format_bytes prints reads back); an error naming the text otherwise.
 std::expected<uint64_t, Error> parse_byte_size(std::string_view text);
 
-// "1.50 GiB", "512.0 MiB", "12.0 KiB", "100 B".
+// "1.50 GiB", "512.00 MiB", "12.00 KiB", "100 B" (up to EiB).
 std::string format_bytes(uint64_t bytes);
 
 }  // namespace engine

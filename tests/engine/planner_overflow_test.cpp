@@ -2,6 +2,7 @@
 // refused with a message (they used to divide by a wrapped 0 or print "KV 0 B"), and large but
 // representable ones give exact figures.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -87,4 +88,20 @@ TEST_CASE("Planner refuses a KV shape whose row overflows", "[engine]") {
   auto plan = plan_capacity(file, req);
   REQUIRE_FALSE(plan);
   CHECK(plan.error().message.find("out of range for a KV cache") != std::string::npos);
+}
+
+TEST_CASE("Every size format_bytes prints reads back", "[engine]") {
+  // Found by fuzz/cli_values_fuzzer (tests/data/fuzz/cli-values-pib-size.bin): "45.48 PiB".
+  for (uint64_t bytes :
+       {uint64_t{51211111111111512}, uint64_t{1} << 50, UINT64_MAX / 3, uint64_t{1023}, uint64_t{1} << 62}) {
+    const std::string printed = format_bytes(bytes);
+    INFO(printed);
+    const auto back = parse_byte_size(printed);
+    REQUIRE(back);
+    CHECK(std::abs(static_cast<double>(*back) - static_cast<double>(bytes)) <=
+          static_cast<double>(bytes) * 0.005);
+  }
+  CHECK(parse_byte_size("2EiB") == uint64_t{2} << 60);
+  CHECK(parse_byte_size("3PB") == uint64_t{3000000000000000});
+  CHECK_FALSE(parse_byte_size("16EiB"));  // 2^64 does not fit
 }
