@@ -3,9 +3,13 @@
 #include "engine/synth/synthesize.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "engine/gguf/gguf_file.h"
@@ -13,6 +17,7 @@
 #include "engine/synth/random_weights.h"
 #include "engine/synth/synth_vocab.h"
 #include "kernels/quant/quantize.h"
+#include "kernels/thread_pool.h"
 
 namespace engine::synth {
 
@@ -43,8 +48,36 @@ void generate_rows(const PlannedTensor& t, uint64_t key, int64_t first, int64_t 
   };
   const int helpers = static_cast<int>(std::min<int64_t>(num_threads, num_tasks)) - 1;
   std::vector<std::jthread> threads;
-  for (int i = 0; i < helpers; ++i) threads.emplace_back(work);
+  for (int i = 0; i < helpers; ++i) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // out of threads: the ones started and this one share the rows (same bytes either way)
+    }
+  }
   work();
+}
+
+// The output must be a regular file or not exist yet; so must "<path>.part", the name GgufWriter
+// writes to before renaming (a symlink, FIFO, device or directory there is refused, never
+// written through or renamed over).
+std::expected<void, Error> check_output_path(const std::string& path) {
+  for (const std::string& p : {path, path + ".part"}) {
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0) {
+      if (errno == ENOENT) continue;
+      return std::unexpected(Error{fmt::format("{}: cannot check the output: {}", p, std::strerror(errno))});
+    }
+    if (!S_ISREG(st.st_mode))
+      return std::unexpected(Error{fmt::format(
+          "{} exists and is not a regular file ({}); synth writes only regular files: choose another path", p,
+          S_ISLNK(st.st_mode)                          ? "a symbolic link"
+          : S_ISDIR(st.st_mode)                        ? "a directory"
+          : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+          : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                       : "a socket")});
+  }
+  return {};
 }
 
 std::expected<void, Error> write_tensor(const PlannedTensor& t, uint64_t seed, int num_threads,
@@ -99,15 +132,35 @@ std::expected<void, Error> check_options(const SynthOptions& options) {
                             options.shape.vocab, kMinBuiltinVocab)});
   }
   if (options.output_path.empty()) return std::unexpected(Error{"no output file given"});
+  if (auto threads = kernels::check_num_threads(options.num_threads); !threads)
+    return std::unexpected(Error{threads.error()});
   ModelShape shape = options.shape;
   shape.vocab = std::max<int64_t>(shape.vocab, 1);  // row lengths do not depend on the vocabulary
   if (auto ok = validate_shape(shape); !ok) return ok;
+  // Each size alone is bounded by validate_shape; together they must still describe a model that
+  // can be planned and written (--layers 1000000 would plan ten million tensors first).
+  constexpr int64_t kMaxLayers = 4096;
+  constexpr double kMaxParams = 0x1p40;  // about 1.1e12, beyond any released model
+  if (shape.num_layers > kMaxLayers)
+    return std::unexpected(Error{
+        fmt::format("layers = {} is more than synth writes (at most {})", shape.num_layers, kMaxLayers)});
+  const double embd = static_cast<double>(shape.embd),
+               q = static_cast<double>(shape.num_heads * shape.head_dim),
+               kv = static_cast<double>(shape.num_kv_heads * shape.head_dim);
+  const double params = static_cast<double>(shape.num_layers) *
+                            (2 * embd * q + 2 * embd * kv + 3 * embd * static_cast<double>(shape.ffn)) +
+                        2 * embd * static_cast<double>(options.shape.vocab);
+  if (params > kMaxParams)
+    return std::unexpected(
+        Error{fmt::format("that shape has about {:.3g} parameters, more than synth writes (at most {:.3g})",
+                          params, kMaxParams)});
   if (auto plan = plan_tensors(shape, options.dtype); !plan) return std::unexpected(plan.error());
   return {};
 }
 
 std::expected<SynthResult, Error> synthesize(const SynthOptions& options, const SynthProgress& progress) {
   if (auto ok = check_options(options); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_output_path(options.output_path); !ok) return std::unexpected(ok.error());
   SynthResult result;
   result.shape = options.shape;
   ModelShape& shape = result.shape;
@@ -147,10 +200,9 @@ std::expected<SynthResult, Error> synthesize(const SynthOptions& options, const 
   }
   result.num_tensors = static_cast<int64_t>(plan->tensors.size());
 
+  if (auto ok = check_output_path(options.output_path); !ok) return std::unexpected(ok.error());
   if (auto ok = writer.begin(options.output_path); !ok) return std::unexpected(ok.error());
-  const int num_threads = options.num_threads > 0
-                              ? options.num_threads
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int num_threads = kernels::resolve_num_threads(options.num_threads);
   std::vector<std::byte> buffer;
   for (size_t i = 0; i < plan->tensors.size(); ++i) {
     if (progress) progress(i, plan->tensors.size(), plan->tensors[i].name);
