@@ -3,7 +3,10 @@
 // same FEN: Stockfish for chess, Fairy-Stockfish (UCI_Variant janggi) for janggi. An engine is
 // timed from sending `go perft` to reading its "Nodes searched" line; arena and engine runs
 // alternate and each figure is the best of --repeat runs. A missing engine binary gives a
-// "not installed" row, never a failure.
+// "not installed" row, never a failure. Every wait on an engine has a deadline: the handshake
+// gets --engine-timeout seconds, a `go perft` that plus 50 times arena's own time for it, and
+// an engine that never answers (`--stockfish /bin/cat`), floods lines (`/usr/bin/yes`) or never
+// ends a line is reported in its row, then killed.
 #include "arena/cli/bench_perft.h"
 
 #include <fcntl.h>
@@ -38,8 +41,12 @@ struct BenchFlags {
   int janggi_depth = 4;
   std::string stockfish = "/usr/games/stockfish";
   std::string fairy_stockfish = "/usr/games/fairy-stockfish";
+  double engine_timeout = 10;  // seconds for the handshake; a perft gets more (see time_engine)
   bool json = false;
 };
+
+// The longest line an engine may print; a longer one ends the conversation.
+constexpr size_t kMaxEngineLineBytes = 64 * 1024;
 
 // A UCI engine on the other end of a socket pair (sockets, so a dead engine cannot SIGPIPE us).
 class EngineProcess {
@@ -89,9 +96,9 @@ class EngineProcess {
     return true;
   }
 
-  // The next line of output, or nullopt at end of output or after `timeout`.
-  std::optional<std::string> read_line(std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
+  // The next line of output, or nullopt at end of output, at `deadline`, or when a line grows
+  // past kMaxEngineLineBytes (the engine is then treated as silent).
+  std::optional<std::string> read_line(Clock::time_point deadline) {
     while (true) {
       if (const auto end = buffer_.find('\n'); end != std::string::npos) {
         std::string line = buffer_.substr(0, end);
@@ -99,10 +106,14 @@ class EngineProcess {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         return line;
       }
+      if (buffer_.size() > kMaxEngineLineBytes) return std::nullopt;
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       pollfd p{fd_, POLLIN, 0};
-      if (left <= 0 || poll(&p, 1, int(left)) <= 0) return std::nullopt;
+      if (left <= 0 || poll(&p, 1, int(std::min<int64_t>(left, 60'000))) <= 0) {
+        if (left > 60'000) continue;  // poll's timeout is an int: wait in slices
+        return std::nullopt;
+      }
       char chunk[4096];
       const ssize_t n = read(fd_, chunk, sizeof chunk);
       if (n <= 0) return std::nullopt;
@@ -110,12 +121,14 @@ class EngineProcess {
     }
   }
 
-  // Reads lines until one starts with `prefix`; returns it, or nullopt.
-  std::optional<std::string> wait_for(std::string_view prefix, std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    while (auto line =
-               read_line(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())))
+  // Reads lines until one starts with `prefix`; returns it, or nullopt at `deadline` (checked
+  // between lines too, so an engine that floods lines cannot keep us here).
+  std::optional<std::string> wait_for(std::string_view prefix, Clock::time_point deadline) {
+    while (Clock::now() < deadline) {
+      auto line = read_line(deadline);
+      if (!line) return std::nullopt;
       if (line->starts_with(prefix)) return line;
+    }
     return std::nullopt;
   }
 
@@ -144,34 +157,46 @@ void time_arena(const games::Game& game, int depth, Measurement& m) {
   m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
 }
 
-// Starts the reference engine at `path` set up for `variant` ("" for chess) at `fen`; on
-// failure returns nullptr and sets m.status.
+// Starts the reference engine at `path` set up for `variant` ("" for chess) at `fen`, allowing
+// `timeout` for each of its answers to `uci` and `isready`; on failure returns nullptr and sets
+// m.status.
 std::unique_ptr<EngineProcess> open_engine(const std::string& path, const std::string& variant,
-                                           const std::string& fen, Measurement& m) {
-  using namespace std::chrono_literals;
+                                           const std::string& fen, Clock::duration timeout, Measurement& m) {
   if (access(path.c_str(), X_OK) != 0) return m.status = "not installed", nullptr;
   auto engine = EngineProcess::start(path);
   if (!engine) return m.status = engine.error(), nullptr;
   auto& e = **engine;
   e.send("uci");
-  for (auto line = e.read_line(10s); line; line = e.read_line(10s)) {
-    if (line->starts_with("id name ")) m.engine = line->substr(8);
-    if (*line == "uciok") break;
+  const auto uci_deadline = Clock::now() + timeout;
+  bool uciok = false;
+  while (auto line = e.read_line(uci_deadline)) {
+    if (line->starts_with("id name ")) m.engine = line->substr(8, 60);
+    if (*line == "uciok") {
+      uciok = true;
+      break;
+    }
+    if (Clock::now() >= uci_deadline) break;
   }
+  if (!uciok) return m.status = "engine did not answer 'uci' with 'uciok'", nullptr;
   e.send("setoption name Threads value 1");
   if (!variant.empty()) e.send("setoption name UCI_Variant value " + variant);
   e.send("isready");
-  if (!e.wait_for("readyok", 10s)) return m.status = "engine did not answer 'uci' / 'isready'", nullptr;
+  if (!e.wait_for("readyok", Clock::now() + timeout))
+    return m.status = "engine did not answer 'isready' with 'readyok'", nullptr;
   e.send("position fen " + fen);
   return std::move(*engine);
 }
 
-// Times one `go perft` of the engine into `m`, keeping the fastest; false (with m.status) on failure.
-bool time_engine(EngineProcess& e, int depth, Measurement& m) {
+// Times one `go perft` of the engine into `m`, keeping the fastest; false (with m.status) on
+// failure. The engine gets `timeout` plus 50 times what arena took for the same count.
+bool time_engine(EngineProcess& e, int depth, Clock::duration timeout, double arena_seconds, Measurement& m) {
   const auto start = Clock::now();
   e.send(fmt::format("go perft {}", depth));
-  const auto line = e.wait_for("Nodes searched", std::chrono::minutes(10));
-  if (!line) return m.status = "engine gave no 'Nodes searched' line", false;
+  const auto deadline =
+      start + timeout +
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(50 * arena_seconds));
+  const auto line = e.wait_for("Nodes searched", deadline);
+  if (!line) return m.status = "engine gave no 'Nodes searched' line in time", false;
   m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
   m.nodes = std::strtoull(line->c_str() + line->find(':') + 1, nullptr, 10);
   return true;
@@ -187,18 +212,19 @@ struct BenchCase {
   std::string skipped;  // why arena could not run this case
 };
 
-BenchCase run_case(const std::string& variant, int depth, const std::string& engine_path, int repeat) {
+BenchCase run_case(const std::string& variant, int depth, const std::string& engine_path, int repeat,
+                   Clock::duration timeout) {
   BenchCase c{variant, depth, "", {}, {}, ""};
   auto game = games::make_game(variant);
   if (!game) return c.skipped = game.error().message, c;
   c.fen = (*game)->fen();
   c.arena = {"arena", "", 0, 1e30};
   c.reference = {engine_path, "", 0, 1e30};
-  auto engine = open_engine(engine_path, variant == "chess" ? "" : variant, c.fen, c.reference);
+  auto engine = open_engine(engine_path, variant == "chess" ? "" : variant, c.fen, timeout, c.reference);
   // Alternate the two so that a change in machine load affects both alike.
   for (int i = 0; i < repeat; ++i) {
     time_arena(**game, depth, c.arena);
-    if (engine && !time_engine(*engine, depth, c.reference)) engine.reset();
+    if (engine && !time_engine(*engine, depth, timeout, c.arena.seconds, c.reference)) engine.reset();
   }
   return c;
 }
@@ -267,8 +293,10 @@ void print_json(const std::vector<BenchCase>& cases, int repeat) {
 
 int run(const BenchFlags& f) {
   std::vector<BenchCase> cases;
-  cases.push_back(run_case("chess", f.chess_depth, f.stockfish, f.repeat));
-  cases.push_back(run_case("janggi", f.janggi_depth, f.fairy_stockfish, f.repeat));
+  const auto timeout =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(f.engine_timeout));
+  cases.push_back(run_case("chess", f.chess_depth, f.stockfish, f.repeat, timeout));
+  cases.push_back(run_case("janggi", f.janggi_depth, f.fairy_stockfish, f.repeat, timeout));
   if (f.json)
     print_json(cases, f.repeat);
   else
@@ -292,6 +320,11 @@ void add_bench_perft(CLI::App& bench, Action& action) {
       ->capture_default_str();
   cmd->add_option("--stockfish", flags->stockfish, "Stockfish binary")->capture_default_str();
   cmd->add_option("--fairy-stockfish", flags->fairy_stockfish, "Fairy-Stockfish binary")
+      ->capture_default_str();
+  cmd->add_option("--engine-timeout", flags->engine_timeout,
+                  "Seconds a reference engine gets to answer 'uci' and 'isready' (a perft gets this plus 50x "
+                  "arena's time)")
+      ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "Print one JSON object instead of a table");
   cmd->callback([flags, &action] { action = [flags] { return run(*flags); }; });

@@ -5,15 +5,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
-#include <cstdio>
 #include <expected>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "arena/cli/command.h"
+#include "games/epd.h"
 #include "games/game.h"
 
 namespace arena::cli {
@@ -29,63 +28,16 @@ struct PerftFlags {
   bool divide = false;
 };
 
-// One EPD line: a position and its expected node counts by depth.
-struct EpdEntry {
-  int line = 0;
-  std::string fen;
-  std::vector<std::pair<int, uint64_t>> counts;
-};
-
 int fail(const std::string& message) {
   fmt::print(stderr, "arena perft: error: {}\n", message);
   return 1;
 }
 
-std::string trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return "";
-  return std::string(s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1));
-}
-
-// Reads ";Dk n" fields; nullopt when a field is not of that form.
-std::optional<std::vector<std::pair<int, uint64_t>>> parse_counts(std::string_view text) {
-  std::vector<std::pair<int, uint64_t>> counts;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t next = text.find(';', at + 1);
-    const std::string field =
-        trim(text.substr(at + 1, next == std::string_view::npos ? text.npos : next - at - 1));
-    at = next == std::string_view::npos ? text.size() : next;
-    if (field.empty()) continue;
-    int depth = 0;
-    unsigned long long nodes = 0;
-    int used = 0;
-    if (std::sscanf(field.c_str(), "D%d %llu%n", &depth, &nodes, &used) != 2 || used != int(field.size()) ||
-        depth < 1 || depth > 20 || field[1] == '-' || field.find('-') != std::string::npos)
-      return std::nullopt;
-    counts.emplace_back(depth, nodes);
-  }
-  return counts;
-}
-
-std::expected<std::vector<EpdEntry>, std::string> read_epd(const std::string& path) {
-  std::ifstream in(path);
+// The EPD suite at `path` (games/epd.h: bounded lines, checked counts).
+std::expected<std::vector<games::EpdEntry>, std::string> read_epd(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return std::unexpected(fmt::format("cannot read EPD file '{}'", path));
-  std::vector<EpdEntry> entries;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const std::string text = trim(line);
-    if (text.empty() || text[0] == '#') continue;
-    const auto semi = text.find(';');
-    const auto counts =
-        semi == std::string::npos ? std::nullopt : parse_counts(std::string_view(text).substr(semi));
-    if (!counts || counts->empty() || trim(text.substr(0, semi)).empty())
-      return std::unexpected(
-          fmt::format("{}:{}: malformed line, expected 'FEN ;D1 n ;D2 n ...': {}", path, number, text));
-    entries.push_back({number, trim(text.substr(0, semi)), *counts});
-  }
-  if (in.bad()) return std::unexpected(fmt::format("error while reading EPD file '{}'", path));
-  return entries;
+  return games::read_epd(in, path);
 }
 
 int run_epd(const PerftFlags& f) {

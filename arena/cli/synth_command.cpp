@@ -1,11 +1,16 @@
 // `arena synth`: writes a random-weight GGUF model of a named or custom shape (for benchmarks,
-// the quickstart and tests). Parses flags and calls engine/synth.
+// the quickstart and tests). Parses flags and calls engine/synth. While it writes, a fatal signal
+// (Ctrl-C, kill, hangup, a file-size limit) removes the partial "<output>.part" before the
+// process dies, so an interrupted multi-GB write leaves nothing behind (SIGKILL cannot be caught).
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -23,6 +28,42 @@ struct SynthFlags {
   uint64_t seed = 0;
   int threads = 0;
   bool tied = false, untied = false;
+};
+
+// The partial file to remove on a fatal signal; written before the handlers are installed.
+std::array<char, 4096> g_part_path{};
+constexpr std::array kCleanupSignals{SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ, SIGXCPU};
+
+extern "C" void remove_part_and_die(int sig) {
+  ::unlink(g_part_path.data());  // async-signal-safe
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Installs remove_part_and_die for the write of `output` (GgufWriter writes "<output>.part" and
+// renames it when done); the previous handlers come back when the guard goes.
+class PartFileGuard {
+ public:
+  explicit PartFileGuard(const std::string& output) {
+    const std::string part = output + ".part";
+    if (part.size() >= g_part_path.size()) return;  // too long to keep; the writer still cleans up on errors
+    std::memcpy(g_part_path.data(), part.c_str(), part.size() + 1);
+    struct sigaction sa {};
+    sa.sa_handler = remove_part_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kCleanupSignals.size(); ++i) sigaction(kCleanupSignals[i], &sa, &previous_[i]);
+    installed_ = true;
+  }
+  ~PartFileGuard() {
+    if (!installed_) return;
+    for (size_t i = 0; i < kCleanupSignals.size(); ++i) sigaction(kCleanupSignals[i], &previous_[i], nullptr);
+  }
+  PartFileGuard(const PartFileGuard&) = delete;
+  PartFileGuard& operator=(const PartFileGuard&) = delete;
+
+ private:
+  std::array<struct sigaction, kCleanupSignals.size()> previous_{};
+  bool installed_ = false;
 };
 
 int usage_error(const std::string& message) {
@@ -64,9 +105,12 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
 
   const bool show_progress = isatty(fileno(stderr)) != 0;
   const auto start = std::chrono::steady_clock::now();
-  auto result = synth::synthesize(options, [&](size_t i, size_t n, const std::string& name) {
-    if (show_progress) fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, n, name);
-  });
+  auto result = [&] {
+    const PartFileGuard guard(f.output);
+    return synth::synthesize(options, [&](size_t i, size_t n, const std::string& name) {
+      if (show_progress) fmt::print(stderr, "\r\033[K[{}/{}] {}", i + 1, n, name);
+    });
+  }();
   if (show_progress) fmt::print(stderr, "\r\033[K");
   if (!result) {
     fmt::print(stderr, "arena synth: error: {}\n", result.error().message);
