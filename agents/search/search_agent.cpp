@@ -64,13 +64,22 @@ std::shared_ptr<MoveTicket> SearchAgent::start_move(const MoveRequest& request) 
   limits.nodes = config_.nodes;
   GameLine line = game_line(request);
   limits.seed = game_seed(config_.seed, line.start_fen, line.moves);
-  // Stop a little before the deadline (a tenth of the time left, at most 50 ms), and at movetime.
+  // Stop a little before the deadline (a tenth of the time left, at most 50 ms), and at movetime
+  // or the clock's share for this move.
   // (A request without a deadline gets a minute.)
   const auto deadline =
       request.deadline == Clock::time_point{} ? started + std::chrono::seconds(60) : request.deadline;
   const auto left = std::max<Clock::duration>(deadline - started, Clock::duration::zero());
   auto stop = deadline - std::min<Clock::duration>(std::chrono::milliseconds(50), left / 10);
-  if (config_.movetime) stop = std::min(stop, started + *config_.movetime);
+  if (config_.movetime) {
+    stop = std::min(stop, started + *config_.movetime);
+  } else if (request.clock) {
+    // On a clock, a move gets a thirtieth of the time left plus most of the increment.
+    const auto& c = *request.clock;
+    const auto remaining =
+        request.game->side_to_move() == games::Side::First ? c.first_remaining : c.second_remaining;
+    stop = std::min(stop, started + remaining / 30 + c.increment * 3 / 4);
+  }
   limits.stop = stop;
 
   worker_.post([this, ticket, cancel, limits, started, line = std::move(line)]() mutable {

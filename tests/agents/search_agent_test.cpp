@@ -137,6 +137,18 @@ TEST_CASE("search agent answers asynchronously, before the deadline, and on canc
     REQUIRE(result->failure);
     CHECK(result->failure->kind == agents::FailureKind::Cancelled);
   }
+  // A clock: a thirtieth of the mover's time (Black's here: 3 s -> 100 ms), not the whole of it.
+  {
+    auto request =
+        request_for("chess", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", 60000ms);
+    request.clock = agents::ClockState{60000ms, 3000ms, 0ms};
+    const auto started = agents::Clock::now();
+    const auto result = agent.start_move(request)->wait();
+    const auto took = agents::Clock::now() - started;
+    CHECK(result.ok());
+    CHECK(took >= 90ms);
+    CHECK(took < 400ms);
+  }
   // Movetime.
   {
     agents::SearchAgentConfig timed;
