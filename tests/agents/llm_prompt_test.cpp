@@ -198,3 +198,37 @@ TEST_CASE("Conversation mode: a conversation outgrowing the context restarts fro
   // system + user; + answer + user; the third move's 6 messages do not fit: afresh, then it grows again.
   CHECK(sizes == std::vector<size_t>{2, 4, 6, 2, 4});
 }
+
+TEST_CASE("Conversation mode: 40 plies on a 2048-token model, restarting when the chat outgrows it",
+          "[agents][slow]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
+  double rates[2] = {0, 0};
+  for (const auto history : {agents::HistoryMode::None, agents::HistoryMode::Conversation}) {
+    auto t = TestModel::open("qwen", path.string(), "chatml", 64);
+    agents::LlmAgentConfig c;
+    c.model = "qwen";
+    c.history = history;
+    c.temperature = 1.0f;
+    c.seed = 11;
+    const auto env = t.env();
+    auto white = agents::make_llm_agent(agent_config("w", c), env);
+    auto black = agents::make_llm_agent(agent_config("b", c), env);
+    REQUIRE(white);
+    REQUIRE(black);
+    auto game = games::make_game("chess");
+    REQUIRE(game);
+    int plies = 0;
+    for (; plies < 40 && !(*game)->outcome().finished(); ++plies) {
+      auto& agent = (*game)->side_to_move() == games::Side::First ? *white : *black;
+      const auto r = wait(agent->start_move(move_request(**game)));
+      INFO("ply " << plies << ": " << (r.failure ? r.failure->message : ""));
+      REQUIRE(r.ok());
+      REQUIRE((*game)->apply(r.move));
+    }
+    const auto m = t.engine->metrics();
+    rates[history == agents::HistoryMode::Conversation] = m.prefix_hit_rate();
+    WARN("history " << agents::to_string(history) << ": " << plies << " plies, " << m.prefix_cache_queries
+                    << " prompt tokens, hit rate " << m.prefix_hit_rate());
+  }
+  CHECK(rates[1] > rates[0]);
+}
