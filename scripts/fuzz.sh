@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of arena's parsers (fuzz/*_fuzzer.cpp) with libFuzzer, ASan and UBSan.
+#
+#   scripts/fuzz.sh [TARGET|all] [SECONDS]      default: all targets, 60 seconds each
+#
+# Installs clang-19 and libclang-rt-19-dev when missing (Debian; root or sudo), configures a
+# separate build (build-fuzz/, -DARENA_FUZZ=ON, ccache) that compiles only the fuzz targets and
+# the libraries they link, seeds each corpus from fuzz/corpus/ and ../shared/testdata
+# (fuzz/make_seeds.py), and runs each target for SECONDS with a memory bound (-rss_limit_mb,
+# -malloc_limit_mb) and a per-input time limit. The growing corpus stays in build-fuzz/corpus/.
+# A crash (or leak, timeout, out-of-memory) is saved as build-fuzz/crashes/<target>-<kind>-<sha>
+# with a .sh file beside it holding the command that reproduces it; the script then exits 1.
+# A summary line per target gives executions, coverage (edges) and features.
+# Environment: ARENA_FUZZ_BUILD (build folder), ARENA_FUZZ_JOBS (build parallelism, default nproc),
+# ARENA_TESTDATA (test data folder), ARENA_FUZZ_RSS_MB (default 2048), ARENA_FUZZ_MALLOC_MB (512).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+target=${1:-all}
+seconds=${2:-60}
+build=${ARENA_FUZZ_BUILD:-$root/build-fuzz}
+rss_mb=${ARENA_FUZZ_RSS_MB:-2048}
+malloc_mb=${ARENA_FUZZ_MALLOC_MB:-512}
+source scripts/testdata.sh
+arena_find_testdata "$root"
+
+all_targets=(chess_fen_fuzzer janggi_fen_fuzzer epd_fuzzer move_fuzzer pgn_fuzzer gguf_fuzzer
+  model_config_fuzzer tokenizer_fuzzer chat_template_fuzzer cli_values_fuzzer)
+if [[ $target == all ]]; then
+  targets=("${all_targets[@]}")
+elif [[ " ${all_targets[*]} " == *" $target "* ]]; then
+  targets=("$target")
+else
+  echo "fuzz.sh: unknown target '$target' (known: all ${all_targets[*]})" >&2
+  exit 2
+fi
+
+# The fuzz toolchain: only this script needs it, so scripts/deps.sh does not install it.
+if ! command -v clang++-19 >/dev/null || [[ ! -d /usr/lib/llvm-19/lib/clang/19/lib/linux ]]; then
+  echo "fuzz.sh: installing clang-19 and libclang-rt-19-dev" >&2
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends clang-19 libclang-rt-19-dev >/dev/null
+fi
+bash scripts/deps.sh
+
+export CCACHE_DIR=${CCACHE_DIR:-/var/cache/arena-ccache} CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+start=$(date +%s)
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1" \
+  -DCMAKE_CXX_COMPILER=clang++-19 -DARENA_FUZZ=ON -DARENA_CUDA=OFF -DARENA_BUILD_TESTS=OFF \
+  -DARENA_BUILD_BENCH=OFF -DARENA_WERROR=OFF "${launcher[@]}" >/dev/null
+ninja -C "$build" -j "${ARENA_FUZZ_JOBS:-$(nproc)}" "${targets[@]}"
+echo "fuzz.sh: build took $(($(date +%s) - start)) s" >&2
+
+seeds=$build/seeds
+rm -rf "$seeds"
+python3 fuzz/make_seeds.py "${ARENA_TESTDATA:-$root/../shared/testdata}" "$seeds"
+mkdir -p "$build/crashes" "$build/logs"
+status=0
+for t in "${targets[@]}"; do
+  corpus=$build/corpus/$t
+  mkdir -p "$corpus" "$seeds/$t"
+  log=$build/logs/$t.log
+  artifacts=$build/artifacts/$t/
+  rm -rf "$artifacts"
+  mkdir -p "$artifacts"
+  args=(-max_total_time="$seconds" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$malloc_mb" -timeout=10
+    -max_len=131072 -print_final_stats=1 -artifact_prefix="$artifacts")
+  set +e
+  ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-19/bin/llvm-symbolizer \
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$build/fuzz/$t" "${args[@]}" "$corpus" "$seeds/$t" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
+  units=$(find "$corpus" -type f | wc -l)
+  found=0
+  for a in "$artifacts"*; do
+    [[ -f $a ]] || continue
+    found=1
+    saved=$build/crashes/$t-$(basename "$a")
+    cp "$a" "$saved"
+    printf '#!/usr/bin/env bash\n# Reproduces %s (see %s)\nASAN_SYMBOLIZER_PATH=/usr/lib/llvm-19/bin/llvm-symbolizer ARENA_TESTDATA=%q %q %q\n' \
+      "$saved" "$log" "${ARENA_TESTDATA:-}" "$build/fuzz/$t" "$saved" >"$saved.sh"
+    chmod +x "$saved.sh"
+    echo "fuzz.sh: $t: CRASH saved as $saved; reproduce with $saved.sh" >&2
+  done
+  if [[ $rc -ne 0 || $found -ne 0 ]]; then
+    status=1
+    echo "fuzz.sh: $t exited $rc; last lines of $log:" >&2
+    tail -n 30 "$log" >&2
+  fi
+  printf '%-22s %4ss  execs %-10s cov %-6s ft %-7s corpus %-5s %s\n' "$t" "$seconds" "${execs:-?}" \
+    "${cov:-?}" "${ft:-?}" "$units" "$([[ $rc -eq 0 && $found -eq 0 ]] && echo ok || echo CRASH)"
+done
+exit $status

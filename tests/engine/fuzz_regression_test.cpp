@@ -1,0 +1,111 @@
+// Regression tests for what the fuzz targets (fuzz/) found in the engine layer, on the inputs
+// saved under tests/data/fuzz/:
+//   tokenizer-invalid-utf8*: text with invalid UTF-8. Byte-level BPE replaces each invalid byte
+//                by U+FFFD before encoding (as llama.cpp does), so the pieces spell valid UTF-8
+//                holding U+FFFD, not the input; the fuzz property now applies to valid UTF-8.
+//   tokenizer-spm-*: text holding U+2581, SentencePiece's space mark, which decodes as ' ' (as in
+//                llama.cpp); the fuzz property now leaves such text out.
+//   cli-values-pib-size*: a byte size whose format_bytes ("45.48 PiB") did not parse back; PiB
+//                and EiB (and P, E, PB, EB) are read now (tests/engine/planner_overflow_test.cpp).
+//   cli-values-*: a synth shape (llama-3-8b, overrides near 2^20) that planned for minutes; synth
+//                refuses it at once (tests/engine/synth_limits_test.cpp checks the limits).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engine/gguf/gguf_file.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "tests/common/testdata.h"
+
+namespace {
+
+// tests/data/fuzz, looked for above the working directory (CTest runs in <build>/tests).
+std::filesystem::path fuzz_data_dir() {
+  auto dir = std::filesystem::current_path();
+  for (int up = 0; up < 5; ++up, dir = dir.parent_path())
+    if (std::filesystem::is_directory(dir / "tests/data/fuzz")) return dir / "tests/data/fuzz";
+  return {};
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Byte-level BPE encodes invalid UTF-8 as U+FFFD, ids in range", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(vocab, "tokenizers/vocab-qwen3.gguf");
+  const auto dir = fuzz_data_dir();
+  if (dir.empty()) {
+    WARN("SKIPPED: tests/data/fuzz not found above " << std::filesystem::current_path());
+    return;
+  }
+  auto file = engine::gguf::GgufFile::open(vocab.string());
+  REQUIRE(file);
+  auto tokenizer = engine::Tokenizer::from_gguf(*file);
+  REQUIRE(tokenizer);
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.path().filename().string().starts_with("tokenizer-invalid-utf8")) continue;
+    const std::string input = read_file(entry.path());
+    REQUIRE(!input.empty());
+    const std::string text = input.substr(1);  // the first byte picked vocabulary and flags
+    INFO(entry.path().filename().string());
+    REQUIRE_FALSE(valid_utf8(text));
+    const auto ids = (*tokenizer)->encode(text, false, false);
+    std::string spelled;
+    for (auto id : ids) {
+      REQUIRE(id >= 0);
+      REQUIRE(id < (*tokenizer)->vocab_size());
+      spelled += (*tokenizer)->token_to_piece(id, true);
+    }
+    CHECK(valid_utf8(spelled));
+    CHECK(spelled.find("\xEF\xBF\xBD") != std::string::npos);
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}
+
+TEST_CASE("SentencePiece decodes a literal U+2581 in the text as a space", "[engine]") {
+  ARENA_REQUIRE_TESTDATA(vocab, "tokenizers/ggml-vocab-llama-spm.gguf");
+  const auto dir = fuzz_data_dir();
+  if (dir.empty()) {
+    WARN("SKIPPED: tests/data/fuzz not found above " << std::filesystem::current_path());
+    return;
+  }
+  auto file = engine::gguf::GgufFile::open(vocab.string());
+  REQUIRE(file);
+  auto tokenizer = engine::Tokenizer::from_gguf(*file);
+  REQUIRE(tokenizer);
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.path().filename().string().starts_with("tokenizer-spm-")) continue;
+    const std::string text = read_file(entry.path()).substr(1);
+    std::string expected = " " + text;
+    for (size_t at; (at = expected.find("\xE2\x96\x81")) != std::string::npos;) expected.replace(at, 3, " ");
+    std::string spelled;
+    for (auto id : (*tokenizer)->encode(text, false, false))
+      spelled += (*tokenizer)->token_to_piece(id, true);
+    CHECK(spelled == expected);
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}
