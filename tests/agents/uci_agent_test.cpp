@@ -191,6 +191,17 @@ TEST_CASE("uci agent plays chess with Stockfish", "[agents][uci]") {
     CHECK(match.results[i].prompt.rfind("position fen ", 0) == 0);
     CHECK((match.results[i].score_cp || match.results[i].mate_in));
   }
+  // On a clock (no per-move limit configured) the engine manages its own time: go wtime/btime.
+  auto clocked_config = uci_config("stockfish");
+  std::get<agents::UciAgentConfig>(clocked_config.params).movetime.reset();
+  auto clocked = make(clocked_config);
+  REQUIRE_FALSE(clocked->new_game(game_start("chess")));
+  auto request = start_request("chess", 2000ms);
+  request.clock = agents::ClockState{2000ms, 2000ms, 0ms};
+  const auto on_clock = clocked->start_move(request)->wait();
+  CHECK(on_clock.ok());
+  CHECK(on_clock.prompt.find("go wtime 2000 btime 2000") != std::string::npos);
+  CHECK(on_clock.total_seconds < 1.0);
   auto janggi = engine->new_game(game_start("janggi"));
   REQUIRE(janggi);
   CHECK(janggi->kind == FailureKind::BackendError);
