@@ -1,12 +1,14 @@
 // CPU paged attention. Work is split into tasks of (KV head, run of query rows); a task first
 // gathers its KV head's keys and values for the positions it needs from the paged cache into
 // contiguous F32 rows, then each query head of the group scores every visible key, takes the
-// softmax and sums the values.
+// softmax and sums the values (on AVX2 in attention_avx2.cpp).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/attention_rows.h"
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dequant.h"
@@ -40,6 +42,8 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
   const size_t head_bytes = row_bytes(kv.type, hd);
   // q · k with the F32 dot kernel of the matmul (SIMD where the CPU has it).
   const VecDotFn dot = best_vec_dot(GgmlType::F32);
+  // The AVX2 inner loop (scores, softmax with a vectorised exp, value sum) where it applies.
+  const bool fast = hd % 8 == 0 && avx2_attention_built() && detect_simd_level() != SimdLevel::Scalar;
 
   // Tasks: each KV head times runs of query rows, enough to keep every thread busy (later rows
   // see more positions, so more runs than threads even out the causal triangle).
@@ -78,6 +82,10 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
       for (int32_t h = kvh * group; h < (kvh + 1) * group; ++h) {
         const float* qh = q.data() + (r * num_heads + h) * hd;
         float* oh = out.data() + (r * num_heads + h) * hd;
+        if (fast) {
+          avx2_attend_rows(qh, s.k.data(), s.v.data(), n_visible, hd, scale, s.scores.data(), oh);
+          continue;
+        }
         // scores[t] = scale * <q, k_t> for the visible positions, then softmax.
         std::span<float> scores(s.scores.data(), static_cast<size_t>(n_visible));
         for (int64_t t = 0; t < n_visible; ++t)

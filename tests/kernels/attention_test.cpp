@@ -70,7 +70,7 @@ TEST_CASE("Paged attention matches the reference for every cache type and head l
     int32_t heads, kv_heads, head_dim;
   };
   for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0}) {
-    for (Layout layout : {Layout{4, 1, 64}, Layout{6, 2, 32}, Layout{2, 2, 128}}) {
+    for (Layout layout : {Layout{4, 1, 64}, Layout{6, 2, 32}, Layout{2, 2, 128}, Layout{14, 2, 64}}) {
       const int32_t block_size = 4, ctx = 23, num_blocks = 8;
       TestCache cache(type, num_blocks, block_size, layout.kv_heads, layout.head_dim);
       // Blocks in a scrambled order.
