@@ -2,9 +2,10 @@
 // tasks over the thread pool; inside a task, each weight row meets a tile of activation rows while
 // it is hot in L1, so the weights stream from memory once per call whatever the batch size. A
 // group of weights sharing one input (q/k/v, gate/up) runs as one pass over the pool. On AVX2
-// (without AVX-512), 32-value block weights go through the register-blocked tiles of
-// matmul_tiles.h over activations widened once per call; a weight type takes the same kernel for
-// every batch size, so results stay batch-invariant.
+// (without AVX-512), quantized and F16 / BF16 weights go through the register-blocked tiles of
+// matmul_tiles.h over activations widened once per call; every tile repeats, per (weight row,
+// activation row) pair, exactly the arithmetic of what a one-row matmul runs, so results stay
+// batch-invariant.
 #include <algorithm>
 #include <cassert>
 #include <vector>
@@ -30,7 +31,8 @@ constexpr size_t kMaxTargets = 4;        // weights in one grouped matmul
 struct Scratch {
   std::vector<std::byte> rows;
   std::vector<float> scales;
-  std::vector<int16_t> wide;  // the rows widened to int16 for the tile kernels
+  std::vector<int16_t> wide;    // the rows widened to int16 for the tile kernels
+  std::vector<float> wide_f32;  // F16 / BF16 rows widened to F32 for the half tiles
 };
 
 Scratch& activation_scratch(size_t i) {
@@ -46,14 +48,17 @@ struct PreparedInput {
   WideRows wide_rows;
   int16_t* wide_q = nullptr;  // wide_rows' buffers, written by the conversion
   float* wide_scales = nullptr;
+  bool f32 = false;           // also widened to F32 (F16 / BF16 only), for a half tile kernel
+  float* wide_f32 = nullptr;  // those rows
 };
 
 // How one target's weight rows are split into tasks, and the kernels that do them.
 struct TargetPlan {
   VecDotFn dot = nullptr;
   VecDotRowsFn dot_rows = nullptr;
-  TileMatmulFn tiles = nullptr;     // when set, used instead of dot / dot_rows
-  KTileMatmulFn k_tiles = nullptr;  // likewise, for K-quants
+  TileMatmulFn tiles = nullptr;           // when set, used instead of dot / dot_rows
+  KTileMatmulFn k_tiles = nullptr;        // likewise, for K-quants
+  HalfTileMatmulFn half_tiles = nullptr;  // likewise, for F16 / BF16 (batches only)
   const PreparedInput* input = nullptr;
   int64_t rows_per_task = 1;
   int64_t first_task = 0;  // index of this target's first task in the group
@@ -71,6 +76,14 @@ void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0
     return;
   }
   const DotRows& x = plan.input->rows;
+  if (plan.half_tiles != nullptr) {
+    // F32 activation rows in chunks that stay in L1 (about 16 KiB) while the task's weight rows
+    // pass over them.
+    const int64_t chunk = std::clamp<int64_t>((16 << 10) / (w.cols * 4) / 2 * 2, 2, kActivationTile);
+    for (int64_t j0 = 0; j0 < n; j0 += chunk)
+      plan.half_tiles(w, r0, r1, plan.input->wide_f32, w.cols, j0, std::min(n, j0 + chunk), y, w.rows);
+    return;
+  }
   if (plan.k_tiles != nullptr) {
     for (int64_t j0 = 0; j0 < n; j0 += kActivationTile)
       plan.k_tiles(w, r0, r1, x, j0, std::min(n, j0 + kActivationTile), y, w.rows);
@@ -127,7 +140,12 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     plans[t].dot_rows = n > 1 ? vec_dot_rows_for(w.type, level) : nullptr;
     if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_0) plans[t].tiles = avx2_tile_matmul(w.type);
     if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_K) plans[t].k_tiles = avx2_k_tile_matmul(w.type);
+    // BF16: one row takes the single-row kernel, whose arithmetic the half tiles repeat. (F16
+    // keeps the per-pair single-row kernel: on a Zen 3 its tile measured 0.9x of it, BF16 1.6x.)
+    if (level == SimdLevel::Avx2 && n > 1 && xt == GgmlType::BF16)
+      plans[t].half_tiles = avx2_half_tile_matmul(w.type);
     if (plans[t].tiles != nullptr) inputs[i].wide = true;
+    if (plans[t].half_tiles != nullptr) inputs[i].f32 = true;
     assert(plans[t].dot != nullptr);
   }
   std::byte* converted[kMaxTargets] = {};
@@ -149,6 +167,10 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
       in.wide_scales = scratch.scales.data();
       in.wide_rows = WideRows{in.wide_q, in.wide_scales, nb, in.rows.data, in.rows.stride};
     }
+    if (in.f32) {
+      scratch.wide_f32.resize(static_cast<size_t>(n * cols));
+      in.wide_f32 = scratch.wide_f32.data();
+    }
   }
   // Convert: one task per (row, dot type).
   pool.run(n * static_cast<int64_t>(num_inputs), [&](int64_t task) {
@@ -161,6 +183,14 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     if (in.wide)
       widen_q8_0_row(row, in.wide_rows.blocks, in.wide_q + r * cols,
                      in.wide_scales + r * in.wide_rows.blocks);
+    if (in.f32) {  // the rounded F16 / BF16 values, exactly, as F32
+      const auto* bits = reinterpret_cast<const uint16_t*>(row);
+      float* out = in.wide_f32 + r * cols;
+      if (in.type == GgmlType::F16)
+        for (int64_t c = 0; c < cols; ++c) out[c] = f16_to_f32(bits[c]);
+      else
+        for (int64_t c = 0; c < cols; ++c) out[c] = bf16_to_f32(bits[c]);
+    }
   });
   // The multi-row kernels read Q8_0 activations' block scales as floats, converted once here.
   for (size_t i = 0; i < num_inputs; ++i) {

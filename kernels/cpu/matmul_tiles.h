@@ -45,6 +45,16 @@ using KTileMatmulFn = void (*)(const MatrixView& w, int64_t r0, int64_t r1, cons
 // The AVX2 tile kernel for Q4_K or Q6_K weights, or nullptr.
 KTileMatmulFn avx2_k_tile_matmul(GgmlType type);
 
+// The same for F16 / BF16 weights over activation rows whose F16 (BF16) values are widened to
+// F32 (row j at x + j * x_stride): each converted weight chunk meets two activation rows, with
+// exactly the single-row AVX2 dot kernel's operations per pair (so only for n > 1; one row takes
+// that kernel itself).
+using HalfTileMatmulFn = void (*)(const MatrixView& w, int64_t r0, int64_t r1, const float* x,
+                                  int64_t x_stride, int64_t j0, int64_t j1, float* y, int64_t y_stride);
+
+// The AVX2 tile kernel for F16 or BF16 weights, or nullptr.
+HalfTileMatmulFn avx2_half_tile_matmul(GgmlType type);
+
 // Widens one row of `blocks` Q8_0 activation blocks into 32 int16 values and a float scale each.
 void widen_q8_0_row(const std::byte* row, int64_t blocks, int16_t* q, float* scales);
 
