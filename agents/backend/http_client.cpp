@@ -172,7 +172,9 @@ asio::awaitable<void> run_call(std::shared_ptr<HttpClient::Impl> self, std::shar
 HttpClient::HttpClient(HttpTarget target, size_t max_idle) : impl_(std::make_shared<Impl>()) {
   impl_->target = std::move(target);
   impl_->max_idle = max_idle;
-  impl_->thread = std::thread([impl = impl_.get()] { impl->ioc.run(); });
+  // The thread shares the state: when the client is destroyed from one of its own callbacks the
+  // thread is detached and the state lives until run() returns.
+  impl_->thread = std::thread([impl = impl_] { impl->ioc.run(); });
 }
 
 HttpClient::~HttpClient() {

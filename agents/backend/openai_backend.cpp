@@ -93,7 +93,7 @@ class OpenAiBackend;
 
 // One request through its tries.
 struct Op final : PendingCompletion, std::enable_shared_from_this<Op> {
-  OpenAiBackend* backend = nullptr;
+  std::weak_ptr<OpenAiBackend> backend;
   CompletionRequest request;
   std::string body;
   std::function<void(CompletionResult)> on_done;
@@ -107,7 +107,7 @@ struct Op final : PendingCompletion, std::enable_shared_from_this<Op> {
   void cancel() override;
 };
 
-class OpenAiBackend final : public LlmBackend {
+class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_this<OpenAiBackend> {
  public:
   OpenAiBackend(OpenAiBackendConfig config, HttpTarget target, std::optional<std::string> key)
       : config_(std::move(config)), key_(std::move(key)), target_(std::move(target)) {
@@ -128,7 +128,7 @@ class OpenAiBackend final : public LlmBackend {
   std::shared_ptr<PendingCompletion> submit(CompletionRequest request,
                                             std::function<void(CompletionResult)> on_done) override {
     auto op = std::make_shared<Op>();
-    op->backend = this;
+    op->backend = weak_from_this();
     op->body = openai_request_body(config_, request);
     op->request = std::move(request);
     op->on_done = std::move(on_done);
@@ -221,9 +221,12 @@ class OpenAiBackend final : public LlmBackend {
     req.body = op->body;
     req.timeout = config_.timeout;
     if (key_) req.headers.emplace_back("Authorization", "Bearer " + *key_);
-    auto call = client_->send(std::move(req), [this, op](std::expected<HttpResponse, HttpError> r) {
-      on_response(op, std::move(r));
-    });
+    // Callbacks hold the backend weakly: one destroyed from the client's own thread must not be
+    // called after its destructor (which completed every live op itself).
+    auto call = client_->send(std::move(req),
+                              [weak = weak_from_this(), op](std::expected<HttpResponse, HttpError> r) {
+                                if (auto self = weak.lock()) self->on_response(op, std::move(r));
+                              });
     bool cancel_now = false;
     {
       std::lock_guard lock(op->mutex);
@@ -239,7 +242,9 @@ class OpenAiBackend final : public LlmBackend {
     if (op->attempt < config_.max_retries) {
       const auto delay = config_.backoff * (int64_t{1} << std::min(op->attempt, 20));
       ++op->attempt;
-      client_->post_after(delay, [this, op] { start(op); });
+      client_->post_after(delay, [weak = weak_from_this(), op] {
+        if (auto self = weak.lock()) self->start(op);
+      });
       return;
     }
     complete(op, failure(*op, FailureKind::BackendError,
@@ -356,7 +361,7 @@ void Op::cancel() {
     std::lock_guard lock(mutex);
     if (done) return;
   }
-  backend->cancel(shared_from_this());
+  if (auto b = backend.lock()) b->cancel(shared_from_this());
 }
 
 }  // namespace

@@ -251,3 +251,20 @@ TEST_CASE("OpenAI backend: reason mode continues the assistant turn; concurrency
   CHECK(slow.max_in_flight() == 1);
   CHECK(slow.received().size() == 3);
 }
+
+TEST_CASE("OpenAI backend: an agent destroyed with a request in flight resolves it as cancelled",
+          "[agents]") {
+  FakeServer server([](const Received&) {
+    return Reply{200, chat_answer("e4"), std::chrono::milliseconds(300)};
+  });
+  auto agent = agents::make_llm_agent(agent_config("gone", remote(server)), env_with_key());
+  REQUIRE(agent);
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  auto ticket = (*agent)->start_move(move_request(**game));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the request reaches the server
+  agent->reset();
+  const auto r = wait(ticket);
+  REQUIRE(r.failure);
+  CHECK(r.failure->kind == agents::FailureKind::Cancelled);
+}
