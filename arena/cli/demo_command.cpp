@@ -78,10 +78,10 @@ void settle(Table& t, int index, const agents::Agent& agent, int max_plies) {
   }
   const std::string human = t.game->to_human(r.move).value_or(r.move);
   (void)t.game->apply(r.move);
-  fmt::print("game {:>2}  ply {:>3}  {:<6} {:<8} ttft {:6.1f} ms  cached {:>4}/{:<4} prompt tokens{}\n",
-             index + 1, t.game->ply(), agent.name(), human, r.ttft_seconds * 1e3, r.num_cached_tokens,
-             r.num_prompt_tokens,
-             r.reasoning.empty() ? "" : fmt::format("  ({} tokens, thinking included)", r.num_completion_tokens));
+  fmt::print(
+      "game {:>2}  ply {:>3}  {:<6} {:<8} ttft {:6.1f} ms  cached {:>4}/{:<4} prompt tokens{}\n", index + 1,
+      t.game->ply(), agent.name(), human, r.ttft_seconds * 1e3, r.num_cached_tokens, r.num_prompt_tokens,
+      r.reasoning.empty() ? "" : fmt::format("  ({} tokens, thinking included)", r.num_completion_tokens));
   if (const auto outcome = t.game->outcome(); outcome.finished())
     t.result = outcome.reason;
   else if (t.game->ply() >= max_plies)
