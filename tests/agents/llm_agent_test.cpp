@@ -321,3 +321,22 @@ TEST_CASE("LLM agent: cancelling a move on the engine cancels its request", "[ag
     CHECK(t.engine->metrics().num_requests_finished == 1);
   }
 }
+
+TEST_CASE("LLM agent: free answers are read in UCI and in Korean numeric notation", "[agents]") {
+  agents::LlmAgentConfig c;
+  c.mode = agents::OutputMode::Free;
+  c.max_retries = 0;
+  auto janggi = games::make_game("janggi");
+  REQUIRE(janggi);
+  const std::string korean = (*janggi)->legal_moves_human().front();
+  for (const std::string& answer :
+       {"I play " + korean + ".", "**" + (*janggi)->legal_moves().front() + "**"}) {
+    auto backend = std::make_shared<ScriptedBackend>(std::vector<std::string>{answer});
+    auto agent = agents::make_llm_agent(agent_config("k", c), backend);
+    REQUIRE(agent);
+    const auto r = wait((*agent)->start_move(move_request(**janggi)));
+    INFO(answer);
+    REQUIRE(r.ok());
+    CHECK(r.move == (*janggi)->legal_moves().front());
+  }
+}
