@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <string_view>
 
 #include "arena/cli/command.h"
@@ -21,8 +22,20 @@ const char* unknown_subcommand(const CLI::App& app, int argc, char** argv) {
   return argv[1];
 }
 
+// The subcommand path of `app` below the root ("", "generate", "bench serve").
+std::string command_path(const CLI::App& app) {
+  std::string path;
+  for (const CLI::App* a = &app; a->get_parent() != nullptr; a = a->get_parent())
+    path = path.empty() ? a->get_name() : a->get_name() + " " + path;
+  return path;
+}
+
+// "arena CMD: error: MESSAGE", then CMD's help (its usage line reads "Usage: arena CMD ..."); exit 2.
 int usage_error(const CLI::App& app, std::string_view message) {
-  fmt::print(stderr, "arena: error: {}\n\n{}", message, app.help());
+  const std::string path = command_path(app);
+  const std::string prefix = path.empty() ? "arena" : "arena " + path;
+  const std::string parent = app.get_parent() ? prefix.substr(0, prefix.rfind(' ')) : "";
+  fmt::print(stderr, "{}: error: {}\n\n{}", prefix, message, app.help(parent));
   return arena::cli::kUsageExitCode;
 }
 
@@ -49,8 +62,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // The innermost subcommand given ("bench serve" for `arena bench serve --bogus`).
     const CLI::App* failed = &app;
-    for (const auto* sub : app.get_subcommands()) failed = sub;
+    while (!failed->get_subcommands().empty()) failed = failed->get_subcommands().back();
     return usage_error(*failed, e.what());
   }
   if (!action) return usage_error(app, "no subcommand given");

@@ -3,6 +3,9 @@
 // streams tokens and text and then the final result; cancel; read a metrics snapshot.
 // One engine thread runs every step; submit and cancel only post to its inbox and never wait
 // for a step, and the engine never waits on a caller. The engine knows nothing about games.
+//
+// This header and the ones it includes (engine/CMakeLists.txt: ENGINE_API_HEADERS) are all that
+// agents/ and arena/ can include of the engine: their include path holds nothing else.
 #pragma once
 
 #include <cstdint>
@@ -15,15 +18,17 @@
 #include <vector>
 
 #include "engine/core/engine_config.h"
+#include "engine/core/kv_dtype.h"
 #include "engine/core/metrics.h"
 #include "engine/core/request.h"
 #include "engine/error.h"
-#include "engine/model/language_model.h"
+#include "engine/model/model_shape.h"
 #include "engine/tokenizer/chat_template.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace engine {
 
+class LanguageModel;  // engine/model/language_model.h (for engine tools and tests)
 class Model;
 class RequestStream;
 struct EngineInbox;
@@ -115,6 +120,10 @@ class LoadedModel {
   // Token ids of a prompt: special tokens parsed, BOS added once (a rendered chat prompt or plain text).
   std::vector<TokenId> tokenize_prompt(std::string_view text) const;
 
+  // Bytes of KV cache one token takes in this model under `cache` (its dtype; all layers, K and V),
+  // for sizing CacheConfig::kv_cache_bytes.
+  size_t kv_bytes_per_token(const CacheConfig& cache) const;
+
   // An engine serving this model (Engine::create on its network and tokenizer).
   std::expected<std::unique_ptr<Engine>, Error> create_engine(EngineConfig config);
 
@@ -125,5 +134,23 @@ class LoadedModel {
   std::unique_ptr<Model> model_;
   std::expected<ChatTemplate, Error> chat_;
 };
+
+// A CUDA device the kernels can use.
+struct AcceleratorInfo {
+  int index = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  size_t total_memory_bytes = 0;
+};
+
+// What this build and this machine give the engine's kernels.
+struct BuildFeatures {
+  std::string simd;            // the SIMD level the CPU kernels use here: "scalar", "avx2", "avx512"
+  bool cuda_compiled = false;  // whether the CUDA kernels were compiled in
+  std::vector<AcceleratorInfo> cuda_devices;  // the devices found (empty without CUDA or a driver)
+};
+
+// Detects the features once per call (cheap: CPUID and, with CUDA, the driver's device list).
+BuildFeatures build_features();
 
 }  // namespace engine

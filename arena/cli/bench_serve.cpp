@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/kv_budget.h"
+#include "arena/cli/command.h"
+#include "engine/api.h"
 #include "engine/core/serve_workload.h"
-#include "engine/model/model.h"
 #include "engine/planner/capacity_planner.h"
 #include "engine/synth/synthesize.h"
 
@@ -47,8 +47,7 @@ struct ServeFlags {
 };
 
 int fail(const std::string& message) {
-  fmt::print(stderr, "arena bench serve: error: {}\n", message);
-  return 1;
+  return cli::fail("bench serve", message);
 }
 
 // Writes the default synthetic model, as `arena synth` would.
@@ -66,7 +65,7 @@ bool make_default_model(const std::string& path) {
   options.output_path = path;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   auto result = synth::synthesize(options);
-  if (!result) fmt::print(stderr, "arena bench serve: error: {}\n", result.error().message);
+  if (!result) fail(result.error().message);
   return result.has_value();
 }
 
@@ -75,13 +74,11 @@ engine::EngineConfig mode_config(const std::string& mode, const ServeFlags& f, s
   engine::EngineConfig c;
   c.cache.kv_cache_bytes = kv_bytes;
   c.cache.block_size = f.block_size;
-  c.cache.dtype = f.kv_dtype == "q8_0"  ? engine::KvDtype::Q8_0
-                  : f.kv_dtype == "f32" ? engine::KvDtype::F32
-                                        : engine::KvDtype::F16;
+  c.cache.dtype = engine::parse_kv_dtype(f.kv_dtype).value_or(engine::KvDtype::F16);
   c.cache.enable_prefix_cache = mode == "continuous+prefix";
-  c.scheduler.mode = mode == "sequential" ? engine::BatchingMode::Sequential
-                     : mode == "static"   ? engine::BatchingMode::Static
-                                          : engine::BatchingMode::Continuous;
+  // "continuous+prefix" is continuous batching with the prefix cache on.
+  c.scheduler.mode = engine::parse_batching_mode(mode == "continuous+prefix" ? "continuous" : mode)
+                         .value_or(engine::BatchingMode::Continuous);
   c.scheduler.max_num_seqs = f.workload.num_agents;
   c.scheduler.max_num_batched_tokens = f.max_batched_tokens;
   c.scheduler.max_queue = std::max(1024, f.workload.num_agents);
@@ -113,30 +110,36 @@ int run_bench_serve(const ServeFlags& f) {
   std::vector<std::string> modes;
   std::stringstream list(f.modes);
   for (std::string m; std::getline(list, m, ',');) {
-    if (m != "sequential" && m != "static" && m != "continuous" && m != "continuous+prefix") {
-      fmt::print(stderr, "arena bench serve: error: unknown mode '{}' (known: {})\n", m, kAllModes);
-      return kUsageExitCode;
-    }
+    if (m != "sequential" && m != "static" && m != "continuous" && m != "continuous+prefix")
+      return usage_error("bench serve", fmt::format("--modes: unknown mode '{}' (known: {})", m, kAllModes));
     modes.push_back(m);
   }
   if (!std::filesystem::exists(f.model)) {
     if (f.model != kDefaultModel) return fail(fmt::format("model file {} not found", f.model));
     if (!make_default_model(f.model)) return 1;
   }
-  auto model = engine::Model::load(f.model, f.threads);
+  engine::ModelOptions options;
+  options.num_threads = f.threads;
+  auto model = engine::LoadedModel::open(f.model, options);
   if (!model) return fail(model.error().message);
 
   // Default KV budget: every agent's whole conversation resident at once, plus a block each.
   const auto& w = f.workload;
-  const auto shape = engine::kv_cache_shape((*model)->shape(), mode_config("continuous", f, 0).cache);
-  size_t kv_bytes = shape.bytes_per_token() * static_cast<size_t>(engine::serve_workload_kv_tokens(w)) +
-                    shape.bytes_per_block() * static_cast<size_t>(2 * w.num_agents);
+  const size_t token_bytes = (*model)->kv_bytes_per_token(mode_config("continuous", f, 0).cache);
+  const size_t block_bytes = token_bytes * static_cast<size_t>(f.block_size);
+  size_t kv_bytes = token_bytes * static_cast<size_t>(engine::serve_workload_kv_tokens(w)) +
+                    block_bytes * static_cast<size_t>(2 * w.num_agents);
   if (!f.kv_memory.empty()) {
     auto bytes = engine::parse_byte_size(f.kv_memory);
-    if (!bytes) {
-      fmt::print(stderr, "arena bench serve: error: --kv-memory: {}\n", bytes.error().message);
-      return kUsageExitCode;
-    }
+    if (!bytes) return usage_error("bench serve", "--kv-memory: " + bytes.error().message);
+    // 0 would mean "a fraction of the machine's memory" to the engine: not what was asked.
+    if (*bytes < block_bytes)
+      return usage_error("bench serve",
+                         fmt::format("--kv-memory {} holds no KV block: one block of {} tokens takes {} with "
+                                     "this model and dtype (leave --kv-memory out for room for every "
+                                     "conversation, {})",
+                                     f.kv_memory, f.block_size, engine::format_bytes(block_bytes),
+                                     engine::format_bytes(kv_bytes)));
     kv_bytes = *bytes;
   }
   engine::ServeWorkload workload = w;
@@ -169,8 +172,7 @@ int run_bench_serve(const ServeFlags& f) {
   // clocks) weighs on every mode alike rather than on whichever ran in the slow minutes.
   std::vector<std::unique_ptr<engine::ServeWorkloadRun>> runs;
   for (const auto& mode : modes) {
-    auto run = engine::ServeWorkloadRun::create((*model)->network(), (*model)->tokenizer(),
-                                                mode_config(mode, f, kv_bytes), workload);
+    auto run = engine::ServeWorkloadRun::create(**model, mode_config(mode, f, kv_bytes), workload);
     if (!run) return fail(fmt::format("{}: {}", mode, run.error().message));
     runs.push_back(std::move(*run));
   }
@@ -251,11 +253,11 @@ void add_bench_serve(CLI::App& bench, Action& action) {
   cmd->add_option("--block-size", f.block_size, "Tokens per KV block")->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", f.threads, "Compute threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--kv-dtype", f.kv_dtype, "KV cache value type: f16 (default), q8_0 or f32")
-      ->check(CLI::IsMember({"f16", "q8_0", "f32"}));
+      ->check(CLI::IsMember(engine::kv_dtype_names()));
   cmd->add_option("--kv-memory", f.kv_memory,
                   "KV cache size, e.g. 512MiB (default: every conversation fits)");
   cmd->add_option("--deadline-ms", f.deadline_ms, "Per-request deadline after submission (0 = none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_at_least(0));
   cmd->add_option("--seed", f.workload.seed, "Seed of the synthetic prompts");
   cmd->add_option("--json", f.json, "Also write the results as one JSON object to this file");
   cmd->callback([flags, &action] { action = [flags] { return run_bench_serve(*flags); }; });

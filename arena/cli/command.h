@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <span>
+#include <string_view>
 
 namespace CLI {
 class App;
-}
+class Validator;
+}  // namespace CLI
 
 namespace arena::cli {
 
@@ -23,5 +25,18 @@ std::span<const Registrar> all_commands();
 
 // Exit code for a command-line usage error (unknown subcommand, bad flag).
 inline constexpr int kUsageExitCode = 2;
+
+// Prints "arena COMMAND: error: MESSAGE" on stderr and returns 1: the command could not do its
+// work (an unreadable file, a failed run). COMMAND is the subcommand path, e.g. "bench serve".
+int fail(std::string_view command, std::string_view message);
+
+// The same line for an argument the command cannot use; returns kUsageExitCode (2).
+int usage_error(std::string_view command, std::string_view message);
+
+// A flag check: a finite number in [min, max] (NaN and infinities refused), the bounds written as
+// given ("0.5 is not in [1, 100]"); a refused value is a usage error (exit 2).
+CLI::Validator number_in(double min, double max);
+// The same with no upper bound: a finite number >= min.
+CLI::Validator number_at_least(double min);
 
 }  // namespace arena::cli

@@ -6,11 +6,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "arena/cli/command.h"
 #include "engine/model/eval_cases.h"
-#include "engine/model/model.h"
 
 namespace arena::cli {
 
@@ -22,29 +22,12 @@ struct EvalFlags {
   int threads = 0;
 };
 
-int fail(const std::string& message) {
-  fmt::print(stderr, "arena eval: error: {}\n", message);
-  return 1;
-}
-
 int run_eval(const EvalFlags& f) {
-  auto cases = engine::read_eval_cases(f.cases);
-  if (!cases) return fail(cases.error().message);
-  auto model = engine::Model::load(f.model, f.threads);
-  if (!model) return fail(model.error().message);
-  for (const auto& c : *cases) {
-    std::string line;
-    if (c.kind == engine::EvalCase::Kind::Tokenize) {
-      const auto ids = (*model)->tokenizer().encode(c.text, c.add_special, /*parse_special=*/true);
-      line = engine::tokenize_json(c.text, c.add_special, ids);
-    } else {
-      auto result = engine::run_logits_case((*model)->network(), c.tokens, c.num_greedy);
-      if (!result) return fail(fmt::format("{}:{}: {}", f.cases, c.line, result.error().message));
-      line = engine::logits_json(*result);
-    }
+  const auto done = engine::run_eval_file(f.model, f.cases, f.threads, [](std::string_view line) {
     fmt::print("{}\n", line);
     std::fflush(stdout);
-  }
+  });
+  if (!done) return fail("eval", done.error().message);
   return 0;
 }
 

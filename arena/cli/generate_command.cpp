@@ -14,9 +14,6 @@
 
 #include "arena/cli/command.h"
 #include "engine/api.h"
-#include "engine/core/kv_budget.h"
-#include "engine/model/model.h"
-#include "engine/tokenizer/chat_template.h"
 
 namespace arena::cli {
 
@@ -36,49 +33,46 @@ struct GenerateFlags {
 };
 
 int fail(const std::string& message) {
-  fmt::print(stderr, "arena generate: error: {}\n", message);
-  return 1;
+  return cli::fail("generate", message);
 }
 
 int run_generate(const GenerateFlags& f) {
-  auto model = engine::Model::load(f.model, f.threads);
+  engine::ModelOptions options;
+  options.num_threads = f.threads;
+  if (f.chat) options.chat_template = f.chat_template;
+  auto model = engine::LoadedModel::open(f.model, options);
   if (!model) return fail(model.error().message);
   const engine::Tokenizer& tok = (*model)->tokenizer();
 
   std::vector<engine::TokenId> prompt;
   if (f.chat) {
-    auto tmpl = engine::ChatTemplate::for_model((*model)->file(), tok, f.chat_template);
-    if (!tmpl) return fail(tmpl.error().message + " (or pass --chat-template)");
     std::vector<engine::ChatMessage> messages;
     if (!f.system.empty()) messages.push_back({"system", f.system});
     messages.push_back({"user", f.prompt});
-    prompt = engine::tokenize_chat_prompt(tok, tmpl->apply(messages));
+    auto text = (*model)->render_chat(messages);
+    if (!text) return fail(text.error().message + " (or pass --chat-template)");
+    prompt = (*model)->tokenize_prompt(*text);
   } else {
     prompt = tok.encode(f.prompt, /*add_special=*/true, /*parse_special=*/true);
   }
   if (prompt.empty()) return fail("the prompt encodes to no tokens");
 
-  // A KV cache just large enough for this one request.
+  // A KV cache just large enough for this one request (the engine ends it at the model's context).
   engine::EngineConfig config;
-  config.cache.dtype = f.kv_dtype == "q8_0"  ? engine::KvDtype::Q8_0
-                       : f.kv_dtype == "f32" ? engine::KvDtype::F32
-                                             : engine::KvDtype::F16;
+  config.cache.dtype = *engine::parse_kv_dtype(f.kv_dtype);
   int64_t tokens = static_cast<int64_t>(prompt.size()) + f.max_tokens;
   const int32_t context = (*model)->shape().context_length;
   if (context > 0) tokens = std::min<int64_t>(tokens, context);
-  const auto shape = engine::kv_cache_shape((*model)->shape(), config.cache);
-  config.cache.kv_cache_bytes =
-      shape.bytes_per_block() * static_cast<size_t>(tokens / config.cache.block_size + 1);
+  const size_t block_bytes =
+      (*model)->kv_bytes_per_token(config.cache) * static_cast<size_t>(config.cache.block_size);
+  config.cache.kv_cache_bytes = block_bytes * static_cast<size_t>(tokens / config.cache.block_size + 1);
   config.logger = [](std::string_view line) { spdlog::debug("engine: {}", line); };
-  auto engine = engine::Engine::create((*model)->network(), tok, config);
+  auto engine = (*model)->create_engine(config);
   if (!engine) return fail(engine.error().message);
 
   engine::GenerateRequest request;
   request.prompt_tokens = std::move(prompt);
-  request.sampling.max_tokens =
-      context > 0
-          ? std::min<int32_t>(f.max_tokens, context - static_cast<int32_t>(request.prompt_tokens.size()))
-          : f.max_tokens;
+  request.sampling.max_tokens = f.max_tokens;
   request.sampling.temperature = f.temperature;
   request.sampling.seed = f.seed;
   request.sampling.top_k = f.top_k;
@@ -122,17 +116,15 @@ void add_generate_command(CLI::App& root, Action& action) {
                       engine::kChatFamilyNames);
   cmd->add_option("-n,--max-tokens", f.max_tokens, "Tokens to generate at most")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--temp", f.temperature, "Sampling temperature (0 = greedy)")
-      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--temp", f.temperature, "Sampling temperature (0 = greedy)")->check(number_in(0, 100));
   cmd->add_option("--seed", f.seed, "Random seed for sampling");
-  cmd->add_option("--top-k", f.top_k, "Keep the k most likely tokens (0 = off)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top-p", f.top_p, "Nucleus sampling mass (1 = off)")->check(CLI::Range(0.000001, 1.0));
+  cmd->add_option("--top-k", f.top_k, "Keep the k most likely tokens (0 = off)")->check(number_at_least(0));
+  cmd->add_option("--top-p", f.top_p, "Nucleus sampling mass (1 = off)")->check(number_in(1e-6, 1));
   cmd->add_option("--min-p", f.min_p, "Drop tokens below min-p x the best one's probability")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_in(0, 1));
   cmd->add_option("--threads", f.threads, "Compute threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--kv-dtype", f.kv_dtype, "KV cache value type: f16 (default), q8_0 or f32")
-      ->check(CLI::IsMember({"f16", "q8_0", "f32"}));
+      ->check(CLI::IsMember(engine::kv_dtype_names()));
   cmd->add_flag("--ignore-eos", f.ignore_eos, "Keep generating past end-of-generation tokens");
   cmd->callback([flags, &action] { action = [flags] { return run_generate(*flags); }; });
 }

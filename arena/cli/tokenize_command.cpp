@@ -12,8 +12,7 @@
 #include <string>
 
 #include "arena/cli/command.h"
-#include "engine/gguf/gguf_file.h"
-#include "engine/tokenizer/tokenizer.h"
+#include "engine/api.h"
 #include "engine/tokenizer/tokenizer_cases.h"
 
 namespace arena::cli {
@@ -38,9 +37,7 @@ int run_tokenize(const TokenizeFlags& f) {
     fmt::print(stderr, "arena tokenize: error: give either TEXT or --cases FILE\n");
     return kUsageExitCode;
   }
-  auto file = engine::gguf::GgufFile::open(f.model);
-  if (!file) return fail(file.error().message);
-  auto tokenizer = engine::Tokenizer::from_gguf(*file);
+  auto tokenizer = engine::Tokenizer::open(f.model);
   if (!tokenizer) return fail(tokenizer.error().message);
 
   if (f.text) {

@@ -7,32 +7,29 @@
 
 #include "arena/build_info.h"
 #include "arena/cli/command.h"
-#include "kernels/cpu/cpu_features.h"
-#include "kernels/cuda/device.h"
+#include "engine/api.h"
 
 namespace arena::cli {
 
 namespace {
 
-std::string cuda_feature() {
-#ifdef ARENA_WITH_CUDA
-  const auto devices = kernels::cuda::list_devices();
+std::string cuda_feature(const engine::BuildFeatures& features) {
+  if (!features.cuda_compiled) return "off (built without nvcc)";
+  const auto& devices = features.cuda_devices;
   if (devices.empty()) return "on (compiled in; no device found)";
   std::string text = fmt::format("on ({} device{}:", devices.size(), devices.size() == 1 ? "" : "s");
   for (const auto& d : devices)
     text += fmt::format(" [{}] {} sm_{}{} {:.1f} GiB", d.index, d.name, d.compute_major, d.compute_minor,
                         static_cast<double>(d.total_memory_bytes) / (1 << 30));
   return text + ")";
-#else
-  return "off (built without nvcc)";
-#endif
 }
 
 }  // namespace
 
 std::string version_text() {
-  return fmt::format("arena {}\n  cuda: {}\n  simd: {}\n  build: {} ({})\n", build::version, cuda_feature(),
-                     kernels::to_string(kernels::detect_simd_level()), build::build_type, build::compiler);
+  const engine::BuildFeatures features = engine::build_features();
+  return fmt::format("arena {}\n  cuda: {}\n  simd: {}\n  build: {} ({})\n", build::version,
+                     cuda_feature(features), features.simd, build::build_type, build::compiler);
 }
 
 void add_version_command(CLI::App& root, Action& action) {

@@ -1,5 +1,7 @@
-// Names of batching modes.
+// Names of batching modes, and their parser.
 #include "engine/core/engine_config.h"
+
+#include <string>
 
 namespace engine {
 
@@ -13,6 +15,13 @@ const char* to_string(BatchingMode mode) {
       return "continuous";
   }
   return "?";
+}
+
+std::expected<BatchingMode, Error> parse_batching_mode(std::string_view name) {
+  for (BatchingMode mode : {BatchingMode::Sequential, BatchingMode::Static, BatchingMode::Continuous})
+    if (name == to_string(mode)) return mode;
+  return std::unexpected(
+      Error{"unknown batching mode '" + std::string(name) + "' (known: sequential, static, continuous)"});
 }
 
 }  // namespace engine

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <expected>
 #include <functional>
 #include <string_view>
 
-#include "engine/model/kv_cache.h"
+#include "engine/core/kv_dtype.h"
+#include "engine/error.h"
 
 namespace engine {
 
@@ -20,6 +22,9 @@ enum class BatchingMode {
 
 // "sequential", "static", "continuous".
 const char* to_string(BatchingMode mode);
+
+// The mode named `name` (as to_string writes it), or an error listing the names.
+std::expected<BatchingMode, Error> parse_batching_mode(std::string_view name);
 
 struct SchedulerConfig {
   BatchingMode mode = BatchingMode::Continuous;

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "engine/api.h"
+#include "engine/core/kv_budget.h"
 #include "engine/model/model.h"
 
 namespace engine {
@@ -41,6 +42,10 @@ std::expected<std::string, Error> LoadedModel::render_chat(std::span<const ChatM
 
 std::vector<TokenId> LoadedModel::tokenize_prompt(std::string_view text) const {
   return tokenize_chat_prompt(model_->tokenizer(), text);
+}
+
+size_t LoadedModel::kv_bytes_per_token(const CacheConfig& cache) const {
+  return kv_cache_shape(model_->shape(), cache).bytes_per_token();
 }
 
 std::expected<std::unique_ptr<Engine>, Error> LoadedModel::create_engine(EngineConfig config) {

@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+#include "engine/model/language_model.h"
+
 namespace engine {
 
 namespace {
@@ -36,6 +38,15 @@ std::expected<std::unique_ptr<ServeWorkloadRun>, Error> ServeWorkloadRun::create
   const int32_t vocab = std::min(model.shape().vocab_size, tokenizer.vocab_size());
   return std::unique_ptr<ServeWorkloadRun>(
       new ServeWorkloadRun(std::move(*engine), tokenizer, vocab, workload));
+}
+
+std::expected<std::unique_ptr<ServeWorkloadRun>, Error> ServeWorkloadRun::create(
+    LoadedModel& model, const EngineConfig& config, const ServeWorkload& workload) {
+  auto engine = model.create_engine(config);
+  if (!engine) return std::unexpected(engine.error());
+  const int32_t vocab = std::min(model.shape().vocab_size, model.tokenizer().vocab_size());
+  return std::unique_ptr<ServeWorkloadRun>(
+      new ServeWorkloadRun(std::move(*engine), model.tokenizer(), vocab, workload));
 }
 
 ServeWorkloadRun::ServeWorkloadRun(std::unique_ptr<Engine> engine, const Tokenizer& tokenizer, int32_t vocab,

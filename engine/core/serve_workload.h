@@ -60,6 +60,10 @@ class ServeWorkloadRun {
                                                                         const Tokenizer& tokenizer,
                                                                         const EngineConfig& config,
                                                                         const ServeWorkload& workload);
+  // The same on an engine of `model` (LoadedModel::create_engine).
+  static std::expected<std::unique_ptr<ServeWorkloadRun>, Error> create(LoadedModel& model,
+                                                                        const EngineConfig& config,
+                                                                        const ServeWorkload& workload);
 
   // Runs the next tick: submits every agent's request and waits for all answers. Returns the
   // tick's seconds, or an error when a request is rejected.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "engine/model/model.h"
 #include "engine/model/sequence_runner.h"
 
 namespace engine {
@@ -204,6 +205,26 @@ std::string logits_json(const LogitsResult& r) {
 std::string tokenize_json(const std::string& text, bool add_special, std::span<const int32_t> ids) {
   return fmt::format(R"({{"kind":"tokenize","add_special":{},"text":"{}","ids":{}}})",
                      add_special ? "true" : "false", json_escape(text), json_array<int32_t>(ids));
+}
+
+std::expected<void, Error> run_eval_file(const std::string& model_path, const std::string& cases_path,
+                                         int num_threads, const std::function<void(std::string_view)>& out) {
+  auto cases = read_eval_cases(cases_path);
+  if (!cases) return std::unexpected(cases.error());
+  auto model = Model::load(model_path, num_threads);
+  if (!model) return std::unexpected(model.error());
+  for (const auto& c : *cases) {
+    if (c.kind == EvalCase::Kind::Tokenize) {
+      const auto ids = (*model)->tokenizer().encode(c.text, c.add_special, /*parse_special=*/true);
+      out(tokenize_json(c.text, c.add_special, ids));
+      continue;
+    }
+    auto result = run_logits_case((*model)->network(), c.tokens, c.num_greedy);
+    if (!result)
+      return std::unexpected(Error{fmt::format("{}:{}: {}", cases_path, c.line, result.error().message)});
+    out(logits_json(*result));
+  }
+  return {};
 }
 
 }  // namespace engine

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <expected>
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,5 +57,11 @@ std::string logits_json(const LogitsResult& result);
 
 // {"kind":"tokenize","add_special":...,"text":"...","ids":[...]}
 std::string tokenize_json(const std::string& text, bool add_special, std::span<const int32_t> ids);
+
+// `arena eval`: reads the cases at `cases_path`, loads the GGUF model at `model_path` (kernels on
+// num_threads, 0 = all cores) and sends each case's JSON line to `out` as soon as it is computed;
+// the first problem (file, or cases_path:line: what) ends the run as an Error.
+std::expected<void, Error> run_eval_file(const std::string& model_path, const std::string& cases_path,
+                                         int num_threads, const std::function<void(std::string_view)>& out);
 
 }  // namespace engine

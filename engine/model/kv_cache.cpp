@@ -30,18 +30,6 @@ size_t row_bytes(KvDtype dtype, int32_t n) {
 
 }  // namespace
 
-const char* to_string(KvDtype dtype) {
-  switch (dtype) {
-    case KvDtype::F32:
-      return "f32";
-    case KvDtype::F16:
-      return "f16";
-    case KvDtype::Q8_0:
-      return "q8_0";
-  }
-  return "?";
-}
-
 size_t KvCacheShape::bytes_per_token() const {
   return 2 * static_cast<size_t>(num_layers) * row_bytes(dtype, num_kv_heads * head_dim);
 }

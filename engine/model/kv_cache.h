@@ -11,12 +11,9 @@
 #include <span>
 #include <vector>
 
+#include "engine/core/kv_dtype.h"
+
 namespace engine {
-
-enum class KvDtype { F32, F16, Q8_0 };
-
-// "f32", "f16", "q8_0".
-const char* to_string(KvDtype dtype);
 
 struct KvCacheShape {
   int32_t num_layers = 0;

@@ -4,25 +4,12 @@
 
 #include <cstdint>
 #include <span>
-#include <string>
 
 #include "engine/model/forward_batch.h"
 #include "engine/model/kv_cache.h"
+#include "engine/model/model_shape.h"
 
 namespace engine {
-
-// The hyper-parameters the serving core and the planner need (read from GGUF metadata).
-struct ModelShape {
-  std::string arch;  // "llama", "qwen2", "qwen3"
-  int32_t num_layers = 0;
-  int32_t embedding_dim = 0;  // n_embd
-  int32_t num_heads = 0;
-  int32_t num_kv_heads = 0;
-  int32_t head_dim = 0;
-  int32_t ffn_dim = 0;
-  int32_t vocab_size = 0;
-  int32_t context_length = 0;  // the model's trained context
-};
 
 class LanguageModel {
  public:

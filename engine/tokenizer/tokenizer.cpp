@@ -45,6 +45,12 @@ std::expected<BpeOptions, Error> bpe_options(const gguf::GgufFile& file) {
 
 }  // namespace
 
+std::expected<std::unique_ptr<Tokenizer>, Error> Tokenizer::open(const std::string& path) {
+  auto file = gguf::GgufFile::open(path);
+  if (!file) return std::unexpected(file.error());
+  return from_gguf(*file);
+}
+
 std::expected<std::unique_ptr<Tokenizer>, Error> Tokenizer::from_gguf(const gguf::GgufFile& file) {
   const auto model = file.get_string(kModelKey);
   if (!model)

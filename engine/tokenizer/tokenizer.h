@@ -28,6 +28,8 @@ class Tokenizer {
   // The tokenizer described by a GGUF file's tokenizer.ggml.* metadata, or what is missing or
   // unsupported (naming the key).
   static std::expected<std::unique_ptr<Tokenizer>, Error> from_gguf(const gguf::GgufFile& file);
+  // The tokenizer of the GGUF file at `path` (a model or a vocabulary-only file), or what is wrong.
+  static std::expected<std::unique_ptr<Tokenizer>, Error> open(const std::string& path);
 
   // Token ids of `text`. add_special: BOS/EOS as the metadata says (add_bos_token/add_eos_token);
   // parse_special: control tokens written in the text (e.g. "<|im_start|>") become their ids.

@@ -15,7 +15,7 @@ endfunction()
 expect_run(ARGS --help CODE 0 MATCH "Subcommands:")
 expect_run(ARGS --version CODE 0 MATCH "arena [0-9]+\\.[0-9]+\\.[0-9]+.*cuda: (on|off).*simd: (scalar|avx2|avx512)")
 expect_run(ARGS version CODE 0 MATCH "simd:")
-expect_run(ARGS no-such-command CODE 2 MATCH "error: unknown subcommand 'no-such-command'.*Usage:")
+expect_run(ARGS no-such-command CODE 2 MATCH "^arena: error: unknown subcommand 'no-such-command'.*Usage: arena ")
 expect_run(ARGS --no-such-flag CODE 2 MATCH "error: .*no-such-flag.*Usage:")
 expect_run(ARGS version --bogus CODE 2 MATCH "error: .*bogus")
 expect_run(ARGS "" CODE 2 MATCH "error: ")
@@ -88,4 +88,23 @@ list(LENGTH serve_requests serve_modes)
 if(NOT serve_modes EQUAL 4)
   message(FATAL_ERROR "arena bench serve --json: ${serve_modes} modes with 6 requests, expected 4:\n${serve_json}")
 endif()
-expect_run(ARGS ${serve_args} --modes continuous,batched CODE 2 MATCH "error: unknown mode 'batched'")
+expect_run(ARGS ${serve_args} --modes continuous,batched CODE 2
+           MATCH "^arena bench serve: error: --modes: unknown mode 'batched'")
+# A KV budget that holds no block is refused at once (0 does not mean "the machine's memory").
+expect_run(ARGS ${serve_args} --kv-memory 0 CODE 2
+           MATCH "^arena bench serve: error: --kv-memory 0 holds no KV block: one block of 16 tokens takes ")
+expect_run(ARGS ${serve_args} --kv-memory 12 CODE 2 MATCH "error: --kv-memory 12 holds no KV block")
+
+# One error style: "arena CMD: error: ...", the usage of CMD ("Usage: arena CMD"), exit 2 for every
+# bad argument (NaN and out-of-range numbers with readable bounds included).
+expect_run(ARGS generate --model m.gguf --prompt hi --temp nan CODE 2
+           MATCH "^arena generate: error: --temp: nan is not a finite number\n\n.*\nUsage: arena generate ")
+expect_run(ARGS generate --model m.gguf --prompt hi --temp 1000 CODE 2 MATCH "--temp: 1000 is above the maximum 100\n")
+expect_run(ARGS generate --model m.gguf --prompt hi --top-k -1 CODE 2 MATCH "--top-k: -1 is below the minimum 0\n")
+expect_run(ARGS generate --model m.gguf --prompt hi --kv-dtype q4 CODE 2 MATCH "^arena generate: error: --kv-dtype: ")
+expect_run(ARGS bench serve --bogus CODE 2 MATCH "^arena bench serve: error: .*bogus.*Usage: arena bench serve ")
+expect_run(ARGS generate --model no-such-model.gguf --prompt hi CODE 1
+           MATCH "^arena generate: error: no-such-model.gguf: cannot open")
+expect_run(ARGS eval --model no-such-model.gguf --cases no-such-cases.txt CODE 1 MATCH "^arena eval: error: ")
+expect_run(ARGS bench forward --model no-such-model.gguf CODE 1
+           MATCH "^arena bench forward: error: no-such-model.gguf: cannot open")
