@@ -196,19 +196,23 @@ std::expected<RequestHandle, Error> Engine::submit(GenerateRequest request) {
   auto seq = impl_->core.make_sequence(id, request, Clock::now());
   if (!seq) {
     ++impl_->num_rejected;
-    return std::unexpected(Error{fmt::format("request rejected: {}", seq.error().message)});
+    return std::unexpected(Error{fmt::format("request rejected: {}", seq.error().message), seq.error().kind});
   }
   auto stream = std::make_shared<RequestStream>();
   {
     auto& inbox = *impl_->inbox;
     std::lock_guard lock(inbox.mutex);
-    if (inbox.stop) return std::unexpected(Error{"request rejected: the engine is shutting down"});
+    if (inbox.stop)
+      return std::unexpected(
+          Error{"request rejected: the engine is shutting down", ErrorKind::ResourceExhausted});
     const int32_t queued = inbox.num_waiting + static_cast<int32_t>(inbox.incoming.size());
     if (queued >= impl_->config.scheduler.max_queue) {
       ++impl_->num_rejected;
-      return std::unexpected(Error{fmt::format(
-          "request rejected: the engine's waiting queue is full ({} requests, max_queue {}); retry later",
-          queued, impl_->config.scheduler.max_queue)});
+      return std::unexpected(
+          Error{fmt::format("request rejected: the engine's waiting queue is full ({} requests, max_queue "
+                            "{}); retry later",
+                            queued, impl_->config.scheduler.max_queue),
+                ErrorKind::ResourceExhausted});
     }
     inbox.incoming.push_back(
         {std::move(*seq), stream, std::move(request.on_chunk), std::move(request.on_finish)});

@@ -60,6 +60,15 @@ std::expected<std::unique_ptr<Sequence>, Error> EngineCore::make_sequence(SeqId 
     prompt = tokenizer_.encode(request.prompt, /*add_special=*/true, /*parse_special=*/true);
     if (prompt.empty()) return std::unexpected(Error{"the prompt text encodes to no tokens"});
   }
+  const int64_t num_prompt = static_cast<int64_t>(prompt.size());
+  const int32_t context = model_.shape().context_length;
+  if (context > 0 && num_prompt > context)
+    return std::unexpected(Error{fmt::format(
+        "prompt of {} tokens exceeds the model's context of {}; shorten it", num_prompt, context)});
+  if (context > 0 && num_prompt == context)
+    return std::unexpected(Error{
+        fmt::format("prompt of {} tokens fills the model's context of {}: no room for an answer; shorten it",
+                    num_prompt, context)});
   const int32_t vocab = model_.shape().vocab_size;
   for (size_t i = 0; i < prompt.size(); ++i)
     if (prompt[i] < 0 || prompt[i] >= vocab)
@@ -67,11 +76,6 @@ std::expected<std::unique_ptr<Sequence>, Error> EngineCore::make_sequence(SeqId 
           "prompt token {} at position {} is outside the vocabulary [0, {})", prompt[i], i, vocab)});
   if (auto why = check_sampling(request.sampling); !why.empty()) return std::unexpected(Error{why});
 
-  const int64_t num_prompt = static_cast<int64_t>(prompt.size());
-  const int32_t context = model_.shape().context_length;
-  if (context > 0 && num_prompt >= context)
-    return std::unexpected(
-        Error{fmt::format("the prompt has {} tokens; the model's context holds {}", num_prompt, context)});
   int64_t needed = num_prompt + request.sampling.max_tokens;
   if (context > 0) needed = std::min<int64_t>(needed, context);
   if (needed > cache_capacity_tokens())
@@ -164,22 +168,17 @@ bool EngineCore::jump_forward(Sequence& seq, bool& hit_stop_string) {
   return constraint.is_finished();
 }
 
-std::optional<FinishReason> EngineCore::advance(Sequence& seq, std::span<const float> logits,
-                                                std::string& error) {
+std::optional<Finish> EngineCore::advance(Sequence& seq, std::span<const float> logits) {
   std::vector<TokenId> allowed;
   if (seq.constraint) {
     allowed = seq.constraint->allowed_tokens(pieces_, seq.sampling.max_tokens - seq.num_output_tokens());
-    if (allowed.empty()) {
-      error = "no token of the vocabulary continues the output toward an allowed completion";
-      return FinishReason::Error;
-    }
+    if (allowed.empty())
+      return Finish(FinishReason::Error,
+                    "no token of the vocabulary continues the output toward an allowed completion");
   }
   const auto token =
       sampler_.sample(logits.first(static_cast<size_t>(sample_vocab_)), seq.sampling, allowed, seq.rng);
-  if (!token) {
-    error = "the model's logits hold no finite value";
-    return FinishReason::Error;
-  }
+  if (!token) return Finish(FinishReason::Error, "the model's logits hold no finite value");
   bool stop_string = false;
   append_output(seq, *token, stop_string);
   const SamplingParams& p = seq.sampling;
@@ -198,19 +197,20 @@ std::optional<FinishReason> EngineCore::advance(Sequence& seq, std::span<const f
   return std::nullopt;
 }
 
-RequestOutput EngineCore::collect(Sequence& seq, std::optional<FinishReason> reason, std::string error) {
+RequestOutput EngineCore::collect(Sequence& seq, std::optional<Finish> finish) {
   RequestOutput out;
   out.id = seq.id();
   out.tokens = std::move(seq.pending_tokens);
   seq.pending_tokens.clear();
-  out.text = reason ? seq.text.take_rest() : seq.text.take_ready();
-  if (!reason) return out;
+  out.text = finish ? seq.text.take_rest() : seq.text.take_ready();
+  if (!finish) return out;
+  const FinishReason reason = finish->reason;
 
   const auto now = Clock::now();
   GenerateResult r;
   r.id = seq.id();
-  r.reason = *reason;
-  r.error = std::move(error);
+  r.reason = reason;
+  r.error = std::move(finish->error);
   r.tokens.assign(seq.output_tokens().begin(), seq.output_tokens().end());
   r.text = seq.text.text();
   r.num_prompt_tokens = seq.num_prompt_tokens();
@@ -222,7 +222,7 @@ RequestOutput EngineCore::collect(Sequence& seq, std::optional<FinishReason> rea
   r.deadline_missed = seq.deadline && now > *seq.deadline;
   out.result = std::move(r);
 
-  switch (*reason) {
+  switch (reason) {
     case FinishReason::Stop:
     case FinishReason::Length:
       ++metrics_.num_requests_finished;
@@ -273,9 +273,10 @@ std::vector<RequestOutput> EngineCore::step() {
     // cache: it can never fit (make_sequence refuses such requests; this guards the loop).
     Sequence& head = *scheduler_.next_waiting();
     const int64_t tokens = head.num_tokens();
-    outputs.push_back(collect(head, FinishReason::Error,
-                              fmt::format("the request needs {} tokens of KV cache; the whole cache holds {}",
-                                          tokens, cache_capacity_tokens())));
+    outputs.push_back(
+        collect(head, Finish(FinishReason::Error,
+                             fmt::format("the request needs {} tokens of KV cache; the whole cache holds {}",
+                                         tokens, cache_capacity_tokens()))));
   }
   if (!out.empty()) {
     const auto logits = runner_.execute(out);
@@ -305,8 +306,7 @@ std::vector<RequestOutput> EngineCore::step() {
       Sequence& seq = *s.seq;
       const auto row_logits = logits.subspan(row++ * vocab, vocab);
       if (observer_) observer_(seq.id(), seq.num_output_tokens(), row_logits);
-      std::string error;
-      const auto reason = advance(seq, row_logits, error);
+      auto finish = advance(seq, row_logits);
       if (!seq.first_token) {
         seq.first_token = done;
         metrics_.time_to_first_token.observe(seconds(done - seq.arrival));
@@ -314,7 +314,7 @@ std::vector<RequestOutput> EngineCore::step() {
         metrics_.inter_token_latency.observe(seconds(done - *seq.last_token));
       }
       seq.last_token = done;
-      outputs.push_back(collect(seq, reason, std::move(error)));
+      outputs.push_back(collect(seq, std::move(finish)));
     }
   }
   metrics_.num_requests_running = scheduler_.num_running();

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -38,6 +39,13 @@ struct RequestOutput {
   std::vector<TokenId> tokens;
   std::string text;
   std::optional<GenerateResult> result;
+};
+
+// How a sequence finished: the reason and, for FinishReason::Error, what went wrong.
+struct Finish {
+  Finish(FinishReason why, std::string what = {}) : reason(why), error(std::move(what)) {}
+  FinishReason reason;
+  std::string error;
 };
 
 // Sees every sampled row's logits: (sequence, output tokens before this sample, logits).
@@ -79,13 +87,13 @@ class EngineCore {
  private:
   // Appends an output token: sequence, pending stream, text, constraint.
   void append_output(Sequence& seq, TokenId token, bool& hit_stop_string);
-  // Samples after a computed last token and checks the stop conditions; the finish reason
-  // when the sequence is done.
-  std::optional<FinishReason> advance(Sequence& seq, std::span<const float> logits, std::string& error);
+  // Samples after a computed last token and checks the stop conditions; how the sequence
+  // finished when it is done (an error among them), nullopt while it goes on.
+  std::optional<Finish> advance(Sequence& seq, std::span<const float> logits);
   // Appends the forced text of a constrained sequence (jump-forward); true when it completed.
   bool jump_forward(Sequence& seq, bool& hit_stop_string);
-  // The sequence's output since the last one; with `reason`, it finishes (and leaves the core).
-  RequestOutput collect(Sequence& seq, std::optional<FinishReason> reason, std::string error = {});
+  // The sequence's output since the last one; with `finish`, it finishes (and leaves the core).
+  RequestOutput collect(Sequence& seq, std::optional<Finish> finish);
   void log(std::string_view message) const;
 
   EngineConfig config_;

@@ -38,7 +38,8 @@ std::expected<int32_t, Error> kv_cache_blocks_for(const ModelShape& model, const
   if (cache.dtype == KvDtype::Q8_0 && model.head_dim % 32 != 0)
     return std::unexpected(Error{
         fmt::format("KV dtype q8_0 needs a head dimension divisible by 32 (this model's is {}); use f16",
-                    model.head_dim)});
+                    model.head_dim),
+        ErrorKind::Unsupported});
   const KvCacheShape shape = kv_cache_shape(model, cache);
   const size_t block_bytes = shape.bytes_per_block();
   if (block_bytes == 0) return std::unexpected(Error{"the model shape has no KV cache (0 layers or heads)"});

@@ -19,8 +19,9 @@ bool Scheduler::Urgency::operator()(const Sequence* a, const Sequence* b) const 
   return a->id() < b->id();
 }
 
-Scheduler::Scheduler(const SchedulerConfig& config, KvCacheManager& kv) : config_(config), kv_(kv) {
-  if (config_.mode == BatchingMode::Sequential) config_.max_num_seqs = 1;
+Scheduler::Scheduler(const SchedulerConfig& config, KvCacheManager& kv)
+    : config_(config), kv_(kv), admission_(make_admission_policy(config)) {
+  config_.max_num_seqs = admission_->max_num_seqs(config_.max_num_seqs);
 }
 
 void Scheduler::add(Sequence* seq) {
@@ -53,7 +54,7 @@ void Scheduler::preempt(Sequence* seq, std::vector<SeqId>& record) {
   ++num_preemptions_;
   waiting_.insert(seq);
   record.push_back(seq->id());
-  if (config_.mode != BatchingMode::Continuous) ++batch_quota_;  // it rejoins its own batch
+  admission_->on_preempt();
 }
 
 void Scheduler::displace_for(const Sequence& urgent, SchedulerOutput& out) {
@@ -69,17 +70,14 @@ void Scheduler::displace_for(const Sequence& urgent, SchedulerOutput& out) {
 }
 
 bool Scheduler::may_admit() const {
-  if (static_cast<int32_t>(running_.size()) >= config_.max_num_seqs) return false;
-  return config_.mode == BatchingMode::Continuous || batch_quota_ > 0;
+  return static_cast<int32_t>(running_.size()) < config_.max_num_seqs && admission_->may_admit();
 }
 
 SchedulerOutput Scheduler::schedule() {
   SchedulerOutput out;
   int32_t budget = config_.max_num_batched_tokens;
-  // Static and sequential modes: a new batch opens only once the previous one has finished.
-  if (config_.mode != BatchingMode::Continuous && running_.empty())
-    batch_quota_ = std::min(static_cast<int32_t>(waiting_.size()), config_.max_num_seqs);
-  if (config_.mode == BatchingMode::Continuous && !waiting_.empty()) displace_for(*next_waiting(), out);
+  admission_->begin_step(num_waiting(), num_running());
+  if (admission_->displaces() && !waiting_.empty()) displace_for(*next_waiting(), out);
 
   // Full blocks this step computes. A waiting sequence whose next block is among them waits one
   // step and then finds it cached, instead of computing it a second time in the same step (a
@@ -131,7 +129,7 @@ SchedulerOutput Scheduler::schedule() {
       out.num_prefix_queries += seq->num_tokens();
       out.num_prefix_hits += hit.num_tokens;
     }
-    if (config_.mode != BatchingMode::Continuous) --batch_quota_;
+    admission_->on_admit();
     insert_running(seq);
     note_in_flight(*seq, n);
     out.admitted.push_back(seq->id());

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <vector>
 
+#include "engine/core/admission_policy.h"
 #include "engine/core/engine_config.h"
 #include "engine/core/kv_cache_manager.h"
 #include "engine/core/scheduler_output.h"
@@ -54,17 +56,17 @@ class Scheduler {
   bool may_admit() const;
   // Preemption by recompute; the id goes to `record` (out.preempted or out.displaced).
   void preempt(Sequence* seq, std::vector<SeqId>& record);
-  // Continuous mode: preempts the least urgent running sequences, while `urgent` outranks them
-  // and could not start otherwise (max_num_seqs reached, or too few free blocks for its first
+  // Preempts the least urgent running sequences (when the admission policy displaces), while `urgent`
+  // outranks them and could not start otherwise (max_num_seqs reached, or too few free blocks for its first
   // chunk). Arrival alone never displaces.
   void displace_for(const Sequence& urgent, SchedulerOutput& out);
   void insert_running(Sequence* seq);
 
   SchedulerConfig config_;
   KvCacheManager& kv_;
+  std::unique_ptr<AdmissionPolicy> admission_;  // the batching mode
   std::set<Sequence*, Urgency> waiting_;
   std::vector<Sequence*> running_;  // sorted by Urgency; the last one is preempted first
-  int32_t batch_quota_ = 0;         // static/sequential modes: admissions left in the current batch
   int64_t num_preemptions_ = 0;
 };
 

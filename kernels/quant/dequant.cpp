@@ -1,11 +1,11 @@
 // Scalar dequantization, one loop per block layout (see dot_blocks.h for the layouts).
 #include "kernels/quant/dequant.h"
 
-#include <cassert>
 #include <cstring>
 
 #include "kernels/cpu/half.h"
 #include "kernels/quant/dot_blocks.h"
+#include "kernels/unreachable.h"
 
 namespace kernels {
 
@@ -189,7 +189,7 @@ void dequantize_row(GgmlType type, const std::byte* src, float* dst, int64_t n) 
     case GgmlType::Q8_K:
       return dequantize_row_q8_k(src, dst, n);
     default:
-      assert(false && "dequantize_row: unsupported type");
+      ARENA_UNREACHABLE("dequantize_row: unsupported type");
   }
 }
 

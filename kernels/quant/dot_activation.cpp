@@ -2,12 +2,12 @@
 #include "kernels/quant/dot_activation.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <cstring>
 
 #include "kernels/cpu/half.h"
 #include "kernels/quant/dot_blocks.h"
+#include "kernels/unreachable.h"
 
 namespace kernels {
 
@@ -92,7 +92,7 @@ void quantize_activation_row(GgmlType type, const float* x, std::byte* dst, int6
     case GgmlType::Q8_K:
       return to_q8_k(x, reinterpret_cast<BlockQ8K*>(dst), n);
     default:
-      assert(false && "quantize_activation_row: not a dot type");
+      ARENA_UNREACHABLE("quantize_activation_row: not a dot type");
   }
 }
 

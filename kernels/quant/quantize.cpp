@@ -18,6 +18,7 @@
 
 #include "kernels/cpu/half.h"
 #include "kernels/quant/dot_blocks.h"
+#include "kernels/unreachable.h"
 
 namespace kernels {
 
@@ -213,7 +214,7 @@ void quantize_row(GgmlType type, const float* src, std::byte* dst, int64_t n) {
       quantize_row_q6_k(src, dst, n);
       return;
     default:
-      assert(false && "quantize_row: unsupported type");
+      ARENA_UNREACHABLE("quantize_row: unsupported type");
   }
 }
 
