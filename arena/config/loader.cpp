@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <fstream>
 #include <sstream>
@@ -33,6 +34,18 @@ std::string LoadContext::path(const std::string& text, SourceMark mark, bool res
       fallback = name.substr(dash + 2);
       name.resize(dash);
     }
+    const bool valid_name = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                            std::all_of(name.begin(), name.end(), [](char c) {
+                              return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                            });
+    if (!valid_name || (fallback && fallback->find("${") != std::string::npos)) {
+      diag.error(
+          mark,
+          fmt::format("bad ${{...}} in path '{}': write ${{NAME}} or ${{NAME:-fallback}} (NAME: letters, "
+                      "digits, _; no ${{ inside)",
+                      text));
+      return {};
+    }
     std::optional<std::string> value = options.get_env ? options.get_env(name) : std::nullopt;
     if (value && value->empty()) value.reset();
     if (!value) value = fallback;
@@ -45,6 +58,10 @@ std::string LoadContext::path(const std::string& text, SourceMark mark, bool res
     }
     out += *value;
     i = close;
+  }
+  if (out.find("${") != std::string::npos) {
+    diag.error(mark, fmt::format("path '{}' still holds '${{' after expanding '{}'", out, text));
+    return {};
   }
   if (out.empty() || !resolve) return out;
   std::filesystem::path p(out);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <stdexcept>
 
 namespace arena::config {
@@ -48,6 +49,33 @@ YamlNode convert(const YAML::Node& node, int depth, size_t& count) {
       break;
   }
   return out;
+}
+
+// The place of the first byte that is not valid UTF-8 (overlong forms and surrogates included), or
+// nullopt: YAML is UTF-8 text, and a stray byte would not survive writing the resolved config.
+std::optional<SourceMark> invalid_utf8(std::string_view text) {
+  int32_t line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > text.size()) return SourceMark{line, column};
+    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc >> 6) != 0x2) return SourceMark{line, column};
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return SourceMark{line, column};
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += len;
+  }
+  return std::nullopt;
 }
 
 void emit(YAML::Emitter& e, const YamlNode& node) {
@@ -146,6 +174,8 @@ YamlNode& YamlNode::push(YamlNode value) {
 }
 
 std::expected<YamlNode, Diagnostic> parse_yaml(std::string_view text, const std::string& source_name) {
+  if (const auto bad = invalid_utf8(text))
+    return std::unexpected(Diagnostic{source_name, *bad, "the config is not valid UTF-8 text here"});
   try {
     const YAML::Node root = YAML::Load(std::string(text));
     size_t count = 0;

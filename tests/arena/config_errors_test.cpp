@@ -102,3 +102,40 @@ TEST_CASE("a missing config file is one clear error", "[arena]") {
   REQUIRE_FALSE(r);
   CHECK(format_diagnostics(r.error()) == "no/such/config.yaml: cannot open the config file (no such file)\n");
 }
+
+TEST_CASE("text that is not UTF-8 is refused at its first bad byte", "[arena]") {
+  const auto r = load_config_from_string("agents:\n  - {name: \"a\xff\", type: random}\n", "bytes.yaml", {});
+  REQUIRE_FALSE(r);
+  CHECK(format_diagnostics(r.error()) == "bytes.yaml:2:14: the config is not valid UTF-8 text here\n");
+  const auto overlong = load_config_from_string("agents: \xc0\xaf\n", "overlong.yaml", {});
+  REQUIRE_FALSE(overlong);
+  CHECK(overlong.error().front().mark.column == 9);
+  LoadOptions options;
+  options.default_model_path = "/dev/null";
+  options.check_files = false;
+  CHECK(load_config_from_string(
+            "agents: [{name: a, type: llm, system_prompt: \"장기 한수\"}, {name: b, type: random}]\n",
+            "ko.yaml", options)
+            .has_value());
+}
+
+TEST_CASE("malformed ${...} in paths is an error, never a half-expanded path", "[arena]") {
+  LoadOptions options;
+  options.check_files = false;
+  options.get_env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "WEIRD") return std::string("${HOME}");
+    return std::nullopt;
+  };
+  for (const std::string path :
+       {"${X", "${1X}/m.gguf", "${A:-${B}}/m.gguf", "${}/m.gguf", "${WEIRD}/m.gguf"}) {
+    const auto r = load_config_from_string("models: [{name: m, path: '" + path +
+                                               "'}]\nagents: [{name: a, type: llm}, "
+                                               "{name: b, type: random}]\n",
+                                           "env.yaml", options);
+    INFO(path);
+    REQUIRE_FALSE(r);
+    REQUIRE(r.error().size() == 1);
+    CHECK(r.error().front().mark.line == 1);
+    CHECK_THAT(r.error().front().message, Catch::Contains("'" + path + "'"));
+  }
+}
