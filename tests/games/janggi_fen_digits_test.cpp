@@ -23,3 +23,16 @@ TEST_CASE("janggi FEN refuses adjacent counts in a rank", "[games][janggi]") {
         "invalid FEN: rank 3 ('5C111') has two counts in a row; write each run of empty "
         "points as one digit 1-9");
 }
+
+TEST_CASE("janggi FEN reads back a bikjang position whose mover's opponent is in check", "[games][janggi]") {
+  // Found by the differential perft test: Cho's cannon on f1 attacks Han's general on f9 over
+  // Cho's own general (the generals face each other); Han, in check but in bikjang, passed.
+  const std::string fen = "1n2aa1n1/rb3kr2/9/1pP1b1ppp/p6c1/1P2P1P1P/8R/2NR4N/1c3K3/2BAACB2 w - - 4 38";
+  const auto pos = parse_fen(fen);
+  REQUIRE(pos);
+  CHECK(games::janggi::format_fen(*pos) == fen);
+  // Without facing generals a side left in check is still refused (chariot e2 on general e10).
+  const auto check = parse_fen("4k4/9/9/9/9/9/9/9/4R4/3K5 w - - 0 1");
+  REQUIRE_FALSE(check);
+  CHECK(check.error().message.find("Han's general is already in check") != std::string::npos);
+}
