@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <string>
@@ -51,6 +52,13 @@ struct TypeFigures {
   double decode_gbs = 0;      // weight bytes per second, one activation row
   double batched_gflops = 0;  // 2 * rows * cols * batch per second
 };
+
+// CPU seconds used by the whole process so far (all threads).
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -128,6 +136,8 @@ int run_bench_kernels(const KernelFlags& f) {
   fmt::print("threads {}, simd {} (matmul kernels), matrix {} x {}, batch {}, load average {:.1f}\n",
              pool.num_threads(), kernels::to_string(kernels::vec_dot_level()), f.rows, f.cols, f.batch,
              load[0]);
+  const double cpu0 = process_cpu_seconds();
+  const auto wall0 = std::chrono::steady_clock::now();
   const double bandwidth =
       kernels::measure_read_bandwidth(pool, static_cast<size_t>(f.weights_mib) << 20, 5) / 1e9;
   const double fma = 2 * kernels::measure_fma_peak(pool, f.seconds) / 1e9;
@@ -149,6 +159,11 @@ int run_bench_kernels(const KernelFlags& f) {
     std::fflush(stdout);
     all.push_back(t);
   }
+  // How much of its threads' time the process got: well below 1 means other work shared the
+  // cores, and every figure above (limits included) is that much lower than on a quiet machine.
+  const double share = (process_cpu_seconds() - cpu0) / (seconds_since(wall0) * pool.num_threads());
+  fmt::print("cpu share {:.2f} (process cpu-seconds / (wall seconds x {} threads))\n", share,
+             pool.num_threads());
   for (const TypeFigures& t : all) {
     if (t.type != GgmlType::Q8_0 && t.type != GgmlType::Q4_K && t.type != GgmlType::F16) continue;
     const double peak = is_float(t.type) ? fma : int8;
