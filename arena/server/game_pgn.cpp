@@ -5,6 +5,8 @@
 
 #include <ctime>
 
+#include "arena/server/json_fields.h"
+
 namespace arena::server {
 
 namespace {
@@ -31,28 +33,28 @@ std::string utc_date(double unix_seconds) {
 
 std::string game_pgn(const nlohmann::json& start, const std::vector<nlohmann::json>& moves,
                      const nlohmann::json& end) {
-  const std::string variant = start.value("variant", "chess");
-  const std::string result = end.is_null() ? "*" : end.value("result", "*");
+  const std::string variant = string_field(start, "variant", "chess");
+  const std::string result = end.is_null() ? "*" : string_field(end, "result", "*");
   std::string pgn;
   auto tag = [&](const char* name, const std::string& value) {
     pgn += fmt::format("[{} \"{}\"]\n", name, tag_value(value));
   };
   tag("Event", "arena tournament");
   tag("Site", "arena");
-  tag("Date", utc_date(start.value("time", 0.0)));
-  tag("Round", std::to_string(start.value("index", 0) + 1));
-  tag("White", start.value("first", "?"));
-  tag("Black", start.value("second", "?"));
+  tag("Date", utc_date(number_field(start, "time")));
+  tag("Round", std::to_string(integer_field(start, "index") + 1));
+  tag("White", string_field(start, "first", "?"));
+  tag("Black", string_field(start, "second", "?"));
   tag("Result", result);
   if (variant != "chess") tag("Variant", variant);
-  const std::string fen = start.value("start_fen", "");
+  const std::string fen = string_field(start, "start_fen");
   if (!fen.empty()) {
     tag("SetUp", "1");
     tag("FEN", fen);
   }
-  if (const std::string opening = start.value("opening", ""); !opening.empty()) tag("Opening", opening);
-  if (!end.is_null()) tag("Termination", end.value("reason", ""));
-  tag("GameId", start.value("game", ""));
+  if (const std::string opening = string_field(start, "opening"); !opening.empty()) tag("Opening", opening);
+  if (!end.is_null()) tag("Termination", string_field(end, "reason"));
+  tag("GameId", string_field(start, "game"));
   pgn += "\n";
 
   // Move numbers continue from the start position's full-move counter when it has one (chess
@@ -84,8 +86,8 @@ std::string game_pgn(const nlohmann::json& start, const std::vector<nlohmann::js
   bool second_to_move = second_first;
   for (size_t i = 0; i < moves.size(); ++i) {
     const nlohmann::json& m = moves[i];
-    std::string text = m.value("human", "");
-    if (text.empty()) text = m.value("uci", "?");
+    std::string text = string_field(m, "human");
+    if (text.empty()) text = string_field(m, "uci", "?");
     if (!second_to_move)
       add(fmt::format("{}.", number));
     else if (i == 0)

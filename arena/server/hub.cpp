@@ -2,11 +2,13 @@
 #include "arena/server/hub.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "arena/server/board_json.h"
 #include "arena/server/game_pgn.h"
+#include "arena/server/json_fields.h"
 
 namespace arena::server {
 
@@ -21,7 +23,7 @@ bool droppable(const std::string& type) {
 
 // Whether a client watching `sub` wants `event`.
 bool wants(const Subscription& sub, const json& event) {
-  const std::string type = event.value("type", "");
+  const std::string type = string_field(event, "type");
   switch (sub.view) {
     case Subscription::View::Overview:
       return type != "metrics";
@@ -29,7 +31,7 @@ bool wants(const Subscription& sub, const json& event) {
       return type == "metrics" || type == "tournament_start" || type == "tournament_end";
     case Subscription::View::Game:
       if (type == "move" || type == "game_start" || type == "game_end")
-        return event.value("game", "") == sub.game;
+        return string_field(event, "game") == sub.game;
       return type != "metrics";
   }
   return false;
@@ -47,27 +49,33 @@ Hub::Hub(std::function<void(std::function<void()>)> post, double history_seconds
     : post_(std::move(post)), history_seconds_(history_seconds) {}
 
 void Hub::on_event(const json& event) {
-  post_([this, event] { ingest(event); });
+  post_([this, event] {
+    try {
+      ingest(event);
+    } catch (const std::exception& e) {
+      spdlog::warn("web: an event the hub cannot use ({}): {}", e.what(), event.dump().substr(0, 200));
+    }
+  });
 }
 
 void Hub::apply_move(GameRecord& record, json& event) {
   // The hub replays the move on its own board to know whether it gives check; a move it cannot
   // replay (a resumed game, a substitute it does not know) re-seats the board from the event's FEN.
-  const std::string uci = event.value("uci", "");
-  const std::string fen = event.value("fen", "");
+  const std::string uci = string_field(event, "uci");
+  const std::string fen = string_field(event, "fen");
   if (record.game && !uci.empty() && record.game->apply(uci).has_value()) {
     if (!fen.empty() && record.game->fen() != fen) record.game.reset();
   } else {
     record.game.reset();
   }
   if (!record.game && !fen.empty()) {
-    auto game = games::make_game(record.start.value("variant", "chess"), fen);
+    auto game = games::make_game(string_field(record.start, "variant", "chess"), fen);
     if (game) record.game = std::move(*game);
   }
   if (record.game) {
     const games::BoardView view = record.game->board_view();
     event["check_square"] = view.check_square ? json(*view.check_square) : json();
-    if (event.value("human", "").empty() && view.last_move_human) event["human"] = *view.last_move_human;
+    if (string_field(event, "human").empty() && view.last_move_human) event["human"] = *view.last_move_human;
   } else {
     event["check_square"] = nullptr;
   }
@@ -75,43 +83,43 @@ void Hub::apply_move(GameRecord& record, json& event) {
 
 void Hub::ingest(json event) {
   if (!event.is_object()) return;
-  const std::string type = event.value("type", "");
-  const double now = event.value("time", 0.0);
+  const std::string type = string_field(event, "type");
+  const double now = number_field(event, "time");
   if (type == "tournament_start") {
     tournament_ = event;
     tournament_end_ = nullptr;
   } else if (type == "tournament_end") {
     tournament_end_ = event;
   } else if (type == "game_start") {
-    const std::string id = event.value("game", "");
+    const std::string id = string_field(event, "game");
     if (id.empty()) return;
     GameRecord& record = games_[id];
     if (record.start.is_null()) order_.push_back(id);
     record.start = event;
     record.moves.clear();
     record.end = nullptr;
-    auto game = games::make_game(event.value("variant", "chess"), event.value("start_fen", ""));
+    auto game = games::make_game(string_field(event, "variant", "chess"), string_field(event, "start_fen"));
     record.game = game ? std::move(*game) : nullptr;
   } else if (type == "move") {
-    auto it = games_.find(event.value("game", ""));
+    auto it = games_.find(string_field(event, "game"));
     if (it == games_.end()) return;  // a move of a game never started: nothing to attach it to
     apply_move(it->second, event);
     it->second.moves.push_back(event);
     ++num_moves_;
     if (event.contains("failure") && !event["failure"].is_null()) ++num_failures_;
   } else if (type == "game_end") {
-    auto it = games_.find(event.value("game", ""));
+    auto it = games_.find(string_field(event, "game"));
     if (it == games_.end()) return;
     it->second.end = event;
     it->second.game.reset();
   } else if (type == "standings") {
     standings_ = event.value("rows", json::array());
   } else if (type == "metrics") {
-    const std::string model = event.value("model", "");
-    if (event.value("source", "") != "server") external_metrics_time_[model] = now;
+    const std::string model = string_field(event, "model");
+    if (string_field(event, "source") != "server") external_metrics_time_[model] = now;
     auto& samples = metrics_[model];
     samples.push_back(event);
-    while (!samples.empty() && samples.front().value("time", 0.0) < now - history_seconds_)
+    while (!samples.empty() && number_field(samples.front(), "time") < now - history_seconds_)
       samples.pop_front();
   } else {
     return;  // an unknown type is not forwarded
@@ -122,7 +130,7 @@ void Hub::ingest(json event) {
 void Hub::broadcast(const json& event) {
   if (clients_.empty()) return;
   const std::string body = event.dump(-1, ' ', false, json::error_handler_t::replace);
-  const bool may_drop = droppable(event.value("type", ""));
+  const bool may_drop = droppable(string_field(event, "type"));
   // deliver() may close a client, which calls leave(); iterate over a copy of the keys.
   std::vector<HubClient*> targets;
   for (const auto& [client, state] : clients_)
@@ -167,7 +175,7 @@ void Hub::handle_message(HubClient* client, std::string_view text) {
   } else if (type == "resync") {
     send_snapshot(client, it->second);
   } else if (type == "subscribe") {
-    const std::string view = message.value("view", "overview");
+    const std::string view = string_field(message, "view", "overview");
     Subscription sub;
     if (view == "overview") {
       sub.view = Subscription::View::Overview;
@@ -175,7 +183,7 @@ void Hub::handle_message(HubClient* client, std::string_view text) {
       sub.view = Subscription::View::Dashboard;
     } else if (view == "game") {
       sub.view = Subscription::View::Game;
-      sub.game = message.value("game", "");
+      sub.game = string_field(message, "game");
       if (sub.game.empty()) return reply_error("subscribe to view \"game\" needs a \"game\" id");
     } else {
       return reply_error("unknown view \"" + view + "\" (overview, game, dashboard)");
@@ -189,12 +197,12 @@ void Hub::handle_message(HubClient* client, std::string_view text) {
 
 json Hub::game_summary(const std::string& id, const GameRecord& record) const {
   json s = {{"id", id},
-            {"index", record.start.value("index", 0)},
-            {"variant", record.start.value("variant", "")},
-            {"first", record.start.value("first", "")},
-            {"second", record.start.value("second", "")},
-            {"start_fen", record.start.value("start_fen", "")},
-            {"opening", record.start.value("opening", "")},
+            {"index", integer_field(record.start, "index")},
+            {"variant", string_field(record.start, "variant")},
+            {"first", string_field(record.start, "first")},
+            {"second", string_field(record.start, "second")},
+            {"start_fen", string_field(record.start, "start_fen")},
+            {"opening", string_field(record.start, "opening")},
             {"plies", record.moves.size()},
             {"in_flight", record.end.is_null()}};
   if (record.moves.empty()) {
@@ -204,9 +212,9 @@ json Hub::game_summary(const std::string& id, const GameRecord& record) const {
     s["clock_ms"] = record.start.value("clock_ms", json());
   } else {
     const json& last = record.moves.back();
-    s["fen"] = last.value("fen", "");
-    s["last_move"] = last.value("uci", "");
-    s["last_human"] = last.value("human", "");
+    s["fen"] = string_field(last, "fen");
+    s["last_move"] = string_field(last, "uci");
+    s["last_human"] = string_field(last, "human");
     s["check_square"] = last.value("check_square", json());
     s["clock_ms"] = last.value("clock_ms", json());
   }
@@ -215,8 +223,8 @@ json Hub::game_summary(const std::string& id, const GameRecord& record) const {
     s["result"] = nullptr;
     s["reason"] = nullptr;
   } else {
-    s["result"] = record.end.value("result", "*");
-    s["reason"] = record.end.value("reason", "");
+    s["result"] = string_field(record.end, "result", "*");
+    s["reason"] = string_field(record.end, "reason");
   }
   return s;
 }
@@ -231,7 +239,7 @@ json Hub::tournament_json() const {
   t["games_in_flight"] = st.games_in_flight;
   t["moves"] = st.moves;
   t["finished"] = !tournament_end_.is_null();
-  t["interrupted"] = tournament_end_.is_null() ? false : tournament_end_.value("interrupted", false);
+  t["interrupted"] = tournament_end_.is_null() ? false : bool_field(tournament_end_, "interrupted");
   return t;
 }
 
@@ -260,7 +268,7 @@ json Hub::metrics_history_json(double since) const {
   for (const auto& [model, samples] : metrics_) {
     json list = json::array();
     for (const json& s : samples)
-      if (s.value("time", 0.0) >= since) list.push_back(s);
+      if (number_field(s, "time") >= since) list.push_back(s);
     models[model] = std::move(list);
   }
   return json{{"models", models}, {"history_seconds", history_seconds_}};
@@ -268,7 +276,7 @@ json Hub::metrics_history_json(double since) const {
 
 TournamentStats Hub::stats() const {
   TournamentStats st;
-  st.games_total = tournament_.is_null() ? 0 : tournament_.value("num_games", 0);
+  st.games_total = tournament_.is_null() ? 0 : integer_field(tournament_, "num_games");
   for (const auto& [id, record] : games_) (record.end.is_null() ? st.games_in_flight : st.games_done)++;
   st.games_total = std::max(st.games_total, st.games_done + st.games_in_flight);
   st.moves = num_moves_;

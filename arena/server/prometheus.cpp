@@ -5,6 +5,8 @@
 
 #include <functional>
 
+#include "arena/server/json_fields.h"
+
 namespace arena::server {
 
 namespace {
@@ -141,12 +143,12 @@ std::string render_prometheus(std::span<const tournament::EngineSource> engines,
   if (standings.is_array() && !standings.empty()) {
     w.head("arena:agent_points", "gauge", "Tournament points of each agent.");
     for (const auto& row : standings)
-      w.line(fmt::format("arena:agent_points{{agent=\"{}\"}} {}", prometheus_label(row.value("agent", "")),
-                         number(row.value("points", 0.0))));
+      w.line(fmt::format("arena:agent_points{{agent=\"{}\"}} {}",
+                         prometheus_label(string_field(row, "agent")), number(number_field(row, "points"))));
     w.head("arena:agent_elo", "gauge", "Elo estimate of each agent relative to the field.");
     for (const auto& row : standings)
-      w.line(fmt::format("arena:agent_elo{{agent=\"{}\"}} {}", prometheus_label(row.value("agent", "")),
-                         number(row.value("elo", 0.0))));
+      w.line(fmt::format("arena:agent_elo{{agent=\"{}\"}} {}", prometheus_label(string_field(row, "agent")),
+                         number(number_field(row, "elo"))));
   }
   return w.take();
 }

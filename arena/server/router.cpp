@@ -65,6 +65,16 @@ HttpResponse Router::rest(const HttpRequest& request, std::string_view path) {
 }
 
 RouteResult Router::route(const HttpRequest& request) {
+  // A handler that throws (a malformed event field, a bug) answers 500 instead of losing the
+  // connection; the error is in the body.
+  try {
+    return route_unchecked(request);
+  } catch (const std::exception& e) {
+    return {json_error(500, std::string("internal error: ") + e.what()), nullptr};
+  }
+}
+
+RouteResult Router::route_unchecked(const HttpRequest& request) {
   const std::string_view path = request.path;
   if (path.starts_with("/v1/") || path == "/v1") {
     if (api_) return api_->handle(request);

@@ -30,6 +30,7 @@ class Router {
   RouteResult route(const HttpRequest& request);
 
  private:
+  RouteResult route_unchecked(const HttpRequest& request);
   HttpResponse rest(const HttpRequest& request, std::string_view path);
 
   Hub& hub_;

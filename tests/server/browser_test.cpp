@@ -1,4 +1,4 @@
-// The real-browser check (hidden tag [.browser]; tests/browser/run.sh runs it): a board server
+// The real-browser check (hidden tag [.browser], also [slow]; tests/browser/run.sh runs it): a board server
 // with the installed web assets, three real games (random legal moves) in flight and a real
 // engine on a test model working in the background for the dashboard; headless Chromium, driven
 // by tests/browser/check.cjs, checks the DOM and saves screenshots under <build>/screenshots.
@@ -18,13 +18,15 @@
 
 namespace fs = std::filesystem;
 
-TEST_CASE("the board view in headless Chromium", "[.browser][server]") {
+TEST_CASE("the board view in headless Chromium", "[.browser][server][slow]") {
   if (!fs::exists("/usr/bin/chromium")) {
     WARN("SKIPPED: /usr/bin/chromium is not installed (apt-get install chromium)");
+    SUCCEED("no browser here: the check runs only where chromium is installed");
     return;
   }
   if (std::system("node -e \"require('playwright-core')\" 2>/dev/null") != 0) {
     WARN("SKIPPED: playwright-core is not found by node (tests/browser/run.sh installs it; NODE_PATH)");
+    SUCCEED("no playwright-core here: run tests/browser/run.sh");
     return;
   }
   ARENA_REQUIRE_TESTDATA(model_path, "models/llama-spm-gqa-q8_0.gguf");
@@ -36,6 +38,7 @@ TEST_CASE("the board view in headless Chromium", "[.browser][server]") {
   const char* script_env = std::getenv("ARENA_BROWSER_SCRIPT");
   if (!script_env) {
     WARN("SKIPPED: ARENA_BROWSER_SCRIPT (tests/browser/check.cjs) is not set; run tests/browser/run.sh");
+    SUCCEED("not started by tests/browser/run.sh");
     return;
   }
   const fs::path script = script_env;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <deque>
 
+#include "arena/server/prometheus.h"
 #include "tests/server/event_maker.h"
 
 using arena::server::Hub;
@@ -168,4 +169,29 @@ TEST_CASE("hub keeps the last hour of metrics samples per model", "[server]") {
   CHECK(samples.back()["queue"] == 99);
   CHECK(hub.has_recent_external_metrics("m", ev.time(), 5));
   CHECK_FALSE(hub.has_recent_external_metrics("other", ev.time(), 5));
+}
+
+TEST_CASE("hub and /metrics take events whose optional fields are null", "[server]") {
+  Hub hub = make_hub();
+  arena::test::EventMaker ev;
+  json start = ev.game_start("g0001", "chess");
+  start["opening"] = nullptr;
+  start["clock_ms"] = nullptr;
+  hub.on_event(start);
+  json move = ev.random_move();
+  move["human"] = nullptr;
+  move["raw"] = nullptr;
+  move["latency_s"] = nullptr;
+  hub.on_event(move);
+  json standings = ev.standings();
+  standings["rows"][0]["elo"] = nullptr;
+  standings["rows"][0]["los"] = nullptr;
+  hub.on_event(standings);
+  auto game = hub.game_json("g0001");
+  REQUIRE(game);
+  CHECK((*game)["moves"].size() == 1);
+  CHECK_FALSE((*game)["moves"][0]["human"].get<std::string>().empty());  // filled in from the board
+  const std::string text = arena::server::render_prometheus({}, hub.stats(), hub.standings_json());
+  CHECK(text.find("arena:agent_elo{agent=\"alpha\"} 0") != std::string::npos);
+  CHECK(text.find("arena:tournament_moves_total 1") != std::string::npos);
 }

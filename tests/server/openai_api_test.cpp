@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "arena/server/board_server.h"
 #include "engine/api.h"
@@ -276,4 +277,40 @@ json.dump(out, open(sys.argv[2], "w"))
     CHECK(parsed[std::string(h) + "_bucket"].back()["labels"]["le"] == "+Inf");
   }
   CHECK(parsed.contains("arena:tournament_games_total"));
+}
+
+TEST_CASE("OpenAI API: a streaming client that goes away cancels its request", "[server]") {
+  ARENA_REQUIRE_TESTDATA(path, "models/llama-spm-gqa-q8_0.gguf");
+  auto s = serve(path);
+  namespace net = arena::test::net;
+  net::io_context ioc;
+  net::ip::tcp::socket socket(ioc);
+  socket.connect({net::ip::make_address("127.0.0.1"), s->port()});
+  const std::string body =
+      json{{"prompt", kPrompt}, {"max_tokens", 2000}, {"ignore_eos", true}, {"stream", true}}.dump();
+  const std::string request = fmt::format(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+      "{}\r\n\r\n{}",
+      body.size(), body);
+  net::write(socket, net::buffer(request));
+  // Read until the first data chunk arrived (at most 10 s): the request is running in the engine.
+  std::string got;
+  std::array<char, 4096> buf{};
+  std::function<void(boost::system::error_code, size_t)> on_read = [&](boost::system::error_code ec,
+                                                                       size_t n) {
+    got.append(buf.data(), n);
+    if (!ec && got.find("data: {") == std::string::npos) socket.async_read_some(net::buffer(buf), on_read);
+  };
+  socket.async_read_some(net::buffer(buf), on_read);
+  ioc.run_for(std::chrono::seconds(10));
+  REQUIRE(got.find("data: {") != std::string::npos);
+  CHECK(got.starts_with("HTTP/1.1 200"));
+  socket.close();
+  bool cancelled = false;
+  for (int i = 0; i < 300 && !cancelled; ++i) {
+    cancelled = s->engine->metrics().num_requests_cancelled >= 1;
+    if (!cancelled) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(cancelled);
+  CHECK(s->engine->metrics().num_requests_finished == 0);
 }
