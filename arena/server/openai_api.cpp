@@ -337,7 +337,8 @@ RouteResult OpenAiApi::complete(const HttpRequest& request, bool chat) {
   auto handle = engine_.submit(std::move(req));
   if (!handle) {
     const std::string& message = handle.error().message;
-    if (message.find("queue is full") != std::string::npos) {
+    // A full queue (or too little memory right now) frees up later: 429, try again.
+    if (handle.error().kind == engine::ErrorKind::ResourceExhausted) {
       HttpResponse r = openai_error(429, message, "rate_limit_error");
       r.headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
       return {r, nullptr};
