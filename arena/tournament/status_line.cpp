@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -39,8 +41,19 @@ void StatusLine::update(const StatusInfo& info, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && drawn_ && now - last_ < period_) return;
   last_ = now;
-  const std::string text = format_status(info);
+  std::string text = format_status(info);
   if (tty_) {
+    // A line longer than the terminal would wrap, and \r would then redraw only its last part.
+    winsize ws{};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && text.size() >= ws.ws_col) {
+      text.resize(size_t(ws.ws_col) - 1);
+      // Never cut a UTF-8 sequence in half.
+      while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80)) {
+        const bool lead = (static_cast<unsigned char>(text.back()) & 0xC0) == 0xC0;
+        text.pop_back();
+        if (lead) break;
+      }
+    }
     std::fputs(fmt::format("\r\x1b[2K{}", text).c_str(), stdout);
     std::fflush(stdout);
   } else {
