@@ -24,6 +24,10 @@ inline __m256i load256(const void* p) {
   return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
 
+// How far ahead a single weight row stream is prefetched (bytes): the hardware prefetcher alone
+// left one decode thread at ~12 GB/s; 2-4 KiB ahead gave ~1.2x in a micro-benchmark.
+constexpr int kRowPrefetch = 2048;
+
 inline __m128i load128(const void* p) {
   return _mm_loadu_si128(static_cast<const __m128i*>(p));
 }
@@ -120,6 +124,7 @@ float row_dot(const Block* w, const WideRows& x, int64_t j) {
   const float* xs = x.scales + j * nb;
   __m256 acc = _mm256_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
+    _mm_prefetch(reinterpret_cast<const char*>(w + k) + kRowPrefetch, _MM_HINT_T0);
     __m256i lo, hi;
     widen_block(w[k], lo, hi);
     __m256i s = _mm256_add_epi32(_mm256_madd_epi16(lo, load256(xq + k * kQK8_0)),
@@ -167,6 +172,7 @@ float row_dot_bytes(const Block* w, const WideRows& x, int64_t j) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m128 acc = _mm_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
+    _mm_prefetch(reinterpret_cast<const char*>(w + k) + kRowPrefetch, _MM_HINT_T0);
     const __m256i wq = block_bytes(w[k]);
     const __m256i s = _mm256_madd_epi16(
         _mm256_maddubs_epi16(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(load256(xb[k].qs), wq)), ones);

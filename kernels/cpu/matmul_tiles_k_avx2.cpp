@@ -35,6 +35,14 @@ inline __m256i dot_u8_scaled(__m256i u, __m256i s, __m256i scale16) {
   return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scale16);
 }
 
+// Prefetches the super-block 2 KiB ahead in the weight row (every cache line of it): one decode
+// row is a single stream the hardware prefetcher alone keeps at ~12 GB/s per thread.
+template <typename Block>
+inline void prefetch_ahead(const Block* b) {
+  const char* p = reinterpret_cast<const char*>(b) + 2048;
+  for (size_t off = 0; off < sizeof(Block); off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+}
+
 inline const BlockQ8K* q8k_row(const DotRows& x, int64_t j) {
   return reinterpret_cast<const BlockQ8K*>(x.data + static_cast<size_t>(j) * x.stride);
 }
@@ -52,6 +60,7 @@ void q4_k_tile(const BlockQ4K* w, const DotRows& x, int64_t j0, int64_t num_bloc
   }
   for (int64_t k = 0; k < num_blocks; ++k) {
     const BlockQ4K& b = w[k];
+    prefetch_ahead(&b);
     uint8_t sc[8], mn[8];
     for (int j = 0; j < 8; ++j) k_scale_min(j, b.scales, sc[j], mn[j]);
     // min_j for each of the 16 block sums (two per sub-block of 32).
@@ -99,6 +108,7 @@ void q6_k_tile(const BlockQ6K* w, const DotRows& x, int64_t j0, int64_t num_bloc
   }
   for (int64_t k = 0; k < num_blocks; ++k) {
     const BlockQ6K& b = w[k];
+    prefetch_ahead(&b);
     __m256i sumi[C];
     for (int c = 0; c < C; ++c) sumi[c] = _mm256_setzero_si256();
     for (int h = 0; h < 2; ++h) {
