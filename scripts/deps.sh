@@ -7,8 +7,12 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format ccache
   libboost-dev libboost-system-dev libboost-filesystem-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libcli11-dev libbenchmark-dev
-  stockfish fairy-stockfish
+  stockfish fairy-stockfish pgn-extract
+  python3-prometheus-client chromium fonts-wqy-microhei
 )
+# The browser check drives Debian's chromium through playwright-core from npm: Node.js is needed,
+# from Debian unless the machine already has one.
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
