@@ -38,6 +38,7 @@ void GameBook::apply(const nlohmann::json& e) {
     g.clock_ms = clock_of(e);
     g.start_time = get_or<double>(e, "time", 0.0);
     index_of_[g.id] = g.index;
+    if (const auto old = games_.find(g.index); old != games_.end() && old->second.finished()) --num_finished_;
     games_[g.index] = std::move(g);
     return;
   }
@@ -77,18 +78,24 @@ void GameBook::apply(const nlohmann::json& e) {
     g.failure_agent = get_or<std::string>(e, "failure_agent", "");
     g.failure_kind = get_or<std::string>(e, "failure_kind", "");
     g.end_time = get_or<double>(e, "time", 0.0);
+    if (g.finished()) ++num_finished_;
+    for (const auto& m : g.moves) {
+      SideUsage& u = g.usage[m.first_side ? 0 : 1];
+      ++u.moves;
+      u.retries += m.retries;
+      u.illegal += m.retries + ((m.failure_kind == "illegal" || m.failure_kind == "unparseable") ? 1 : 0);
+      u.failures += m.failure_kind.empty() ? 0 : 1;
+      u.latency_s += m.latency_s;
+      u.prompt_tokens += m.prompt_tokens;
+      u.cached_tokens += m.cached_tokens;
+      u.completion_tokens += m.completion_tokens;
+    }
   }
 }
 
 const GameRecord* GameBook::finished(int32_t index) const {
   const auto it = games_.find(index);
   return it != games_.end() && it->second.finished() ? &it->second : nullptr;
-}
-
-int32_t GameBook::num_finished() const {
-  int32_t n = 0;
-  for (const auto& [i, g] : games_) n += g.finished();
-  return n;
 }
 
 }  // namespace arena::tournament

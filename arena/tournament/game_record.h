@@ -26,6 +26,14 @@ struct MoveRecord {
   std::optional<int32_t> score_cp;
 };
 
+// One side's numbers over a game's moves (summed when the game ends, so that standings over many
+// games never walk every move again).
+struct SideUsage {
+  int32_t moves = 0, retries = 0, illegal = 0, failures = 0;
+  double latency_s = 0;
+  int64_t prompt_tokens = 0, cached_tokens = 0, completion_tokens = 0;
+};
+
 struct GameRecord {
   int32_t index = 0;
   int32_t pair = -1;
@@ -38,6 +46,7 @@ struct GameRecord {
   std::string reason;
   std::string termination;                  // the PGN Termination tag
   std::string failure_agent, failure_kind;  // an agent failure that ended the game
+  std::array<SideUsage, 2> usage;           // [0] first, [1] second; filled at the game's end
 
   bool finished() const { return ended && result != "*"; }
 };
@@ -51,11 +60,12 @@ class GameBook {
   // The finished game at `index`, or null.
   const GameRecord* finished(int32_t index) const;
   // Games with a result.
-  int32_t num_finished() const;
+  int32_t num_finished() const { return num_finished_; }
 
  private:
   std::map<int32_t, GameRecord> games_;
   std::map<std::string, int32_t> index_of_;
+  int32_t num_finished_ = 0;
 };
 
 }  // namespace arena::tournament

@@ -59,16 +59,18 @@ Standings compute_standings(const std::vector<std::string>& agents, const GameBo
       ++second.stats.draws;
     }
     if (g.pair >= 0) pairs[g.pair].push_back(&g);
-    for (const auto& m : g.moves) {
-      StandingRow& r = rows[m.agent];
-      ++r.moves;
-      r.retries += m.retries;
-      r.illegal_answers += m.retries + (is_illegal_kind(m.failure_kind) ? 1 : 0);
-      r.failures += m.failure_kind.empty() ? 0 : 1;
-      latency_sum[m.agent] += m.latency_s;
-      r.prompt_tokens += m.prompt_tokens;
-      r.cached_tokens += m.cached_tokens;
-      r.completion_tokens += m.completion_tokens;
+    for (int side = 0; side < 2; ++side) {
+      const SideUsage& u = g.usage[side];
+      const std::string& agent = side == 0 ? g.first : g.second;
+      StandingRow& r = rows[agent];
+      r.moves += u.moves;
+      r.retries += u.retries;
+      r.illegal_answers += u.illegal;
+      r.failures += u.failures;
+      latency_sum[agent] += u.latency_s;
+      r.prompt_tokens += u.prompt_tokens;
+      r.cached_tokens += u.cached_tokens;
+      r.completion_tokens += u.completion_tokens;
     }
     if (!g.failure_agent.empty()) {
       StandingRow& r = rows[g.failure_agent];
