@@ -9,7 +9,6 @@
 #include <string>
 
 #include "arena/cli/command.h"
-#include "engine/gguf/gguf_file.h"
 #include "engine/planner/capacity_planner.h"
 
 namespace arena::cli {
@@ -30,9 +29,7 @@ int run_plan(const PlanFlags& f) {
   req.context = f.context;
   req.num_agents = f.agents;
   req.block_size = f.block_size;
-  req.kv_dtype = f.kv_dtype == "q8_0"  ? engine::KvDtype::Q8_0
-                 : f.kv_dtype == "f32" ? engine::KvDtype::F32
-                                       : engine::KvDtype::F16;
+  req.kv_dtype = engine::parse_kv_dtype(f.kv_dtype).value_or(engine::KvDtype::F16);  // checked by CLI11
   if (!f.memory.empty()) {
     auto bytes = engine::parse_byte_size(f.memory);
     if (!bytes) {
@@ -41,12 +38,7 @@ int run_plan(const PlanFlags& f) {
     }
     req.memory_bytes = *bytes;
   }
-  auto file = engine::gguf::GgufFile::open(f.model);
-  if (!file) {
-    fmt::print(stderr, "arena plan: error: {}\n", file.error().message);
-    return 1;
-  }
-  auto plan = engine::plan_capacity(*file, req);
+  auto plan = engine::plan_capacity(f.model, req);
   if (!plan) {
     fmt::print(stderr, "arena plan: error: {}\n", plan.error().message);
     return 1;
@@ -68,7 +60,7 @@ void add_plan_command(CLI::App& root, Action& action) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--memory", flags->memory, "Memory for weights and KV cache, e.g. 8GiB, 512MiB");
   cmd->add_option("--kv-dtype", flags->kv_dtype, "KV cache value type: f16 (default), q8_0 or f32")
-      ->check(CLI::IsMember({"f16", "q8_0", "f32"}));
+      ->check(CLI::IsMember(engine::kv_dtype_names()));
   cmd->add_option("--block-size", flags->block_size, "Tokens per KV block")->check(CLI::Range(1, 4096));
   cmd->callback([flags, &action] { action = [flags] { return run_plan(*flags); }; });
 }

@@ -32,6 +32,12 @@ std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
 
 }  // namespace
 
+std::expected<CapacityPlan, Error> plan_capacity(const std::string& path, const PlanRequest& request) {
+  auto file = gguf::GgufFile::open(path);
+  if (!file) return std::unexpected(file.error());
+  return plan_capacity(*file, request);
+}
+
 std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, const PlanRequest& request) {
   auto config = read_model_config(file);
   if (!config) return std::unexpected(config.error());

@@ -44,6 +44,8 @@ struct CapacityPlan {
 
 // The plan for the model in `file`, or an error naming the missing metadata or bad request.
 std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, const PlanRequest& request);
+// The same for the GGUF file at `path` (its metadata and tensor table only; no weights are read).
+std::expected<CapacityPlan, Error> plan_capacity(const std::string& path, const PlanRequest& request);
 
 // Human-readable lines describing `plan` (what `arena plan` prints).
 std::string format_plan(const CapacityPlan& plan);
