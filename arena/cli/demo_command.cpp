@@ -1,4 +1,4 @@
-// `arena demo`: self-play between LLM agents until `arena run` exists. Several games run at once;
+// `arena demo`: self-play between LLM agents, without a tournament. Several games run at once;
 // whenever a game's side to move is idle its agent (agents/llm) asks the engine for a move, so the
 // engine batches every game's request into shared forward passes and serves the common system
 // prompt (and, with --history conversation, each agent's game so far) from its prefix cache.
@@ -203,7 +203,7 @@ void add_demo_command(CLI::App& root, Action& action) {
   auto flags = std::make_shared<DemoFlags>();
   DemoFlags& f = *flags;
   auto* cmd =
-      root.add_subcommand("demo", "LLM self-play through the batching engine (until `arena run` exists)");
+      root.add_subcommand("demo", "LLM self-play through the batching engine (no tournament: see `arena run`)");
   cmd->add_option("--model", f.model, "GGUF model file")->required();
   cmd->add_option("--game", f.game, "chess or a janggi variant")
       ->check(CLI::IsMember(games::game_variants()));
