@@ -202,8 +202,8 @@ int run_demo(const DemoFlags& f) {
 void add_demo_command(CLI::App& root, Action& action) {
   auto flags = std::make_shared<DemoFlags>();
   DemoFlags& f = *flags;
-  auto* cmd =
-      root.add_subcommand("demo", "LLM self-play through the batching engine (no tournament: see `arena run`)");
+  auto* cmd = root.add_subcommand(
+      "demo", "LLM self-play through the batching engine (no tournament: see `arena run`)");
   cmd->add_option("--model", f.model, "GGUF model file")->required();
   cmd->add_option("--game", f.game, "chess or a janggi variant")
       ->check(CLI::IsMember(games::game_variants()));
