@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -200,17 +201,23 @@ TEST_CASE("OpenAI API: errors in OpenAI's shape, naming the field", "[server]") 
 TEST_CASE("OpenAI API: 429 with Retry-After when the engine's queue is full", "[server]") {
   ARENA_REQUIRE_TESTDATA(path, "models/llama-spm-gqa-q8_0.gguf");
   auto s = serve(path, /*max_queue=*/1, /*max_seqs=*/1);
-  // Fill the engine: long generations that keep the one seat and the one queue place busy for
-  // seconds (most of the model's 2048-token context each), however fast the machine is.
+  // Fill the engine: long generations (most of the model's 2048-token context each) until it
+  // refuses one, so its one seat and its one queue place are provably taken for seconds.
   std::vector<engine::RequestHandle> busy;
-  for (int i = 0; i < 2; ++i) {
+  bool full = false;
+  for (int i = 0; i < 100 && !full; ++i) {
     engine::GenerateRequest r;
     r.prompt = kPrompt;
     r.sampling.max_tokens = 1900;
     r.sampling.ignore_eos = true;
     auto h = s->engine->submit(std::move(r));
-    if (h) busy.push_back(*h);
+    if (h)
+      busy.push_back(*h);
+    else
+      full = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  REQUIRE(full);
   int refused = 0;
   std::string retry_after;
   for (int i = 0; i < 4; ++i) {
