@@ -1,7 +1,9 @@
-// The forward-pass benchmark behind `arena bench forward` (an engine tool): P pseudo-random
-// prompt tokens in one forward pass (prompt processing), then G greedy tokens one at a time
-// (single-stream decode), from an empty F32 KV cache, R times; the best of each is kept. The CPU
-// seconds the process used alongside show how much of the machine it got.
+// The forward-pass benchmark behind `arena bench forward` (an engine tool): each of S sequences
+// ("streams") gets P pseudo-random prompt tokens in one forward pass (prompt processing), then G
+// decode steps each run one forward pass over a batch of S rows, one greedy token per stream
+// (aggregate decode, as llama-batched-bench's -npl; S = 1 is single-stream decode at depth P).
+// The KV cache starts empty; R runs, the best of each figure is kept. The CPU seconds the process
+// used alongside show how much of the machine it got.
 #pragma once
 
 #include <cstdint>
@@ -10,21 +12,25 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/kv_dtype.h"
 #include "engine/error.h"
 
 namespace engine {
 
 struct ForwardBenchOptions {
-  int32_t prompt_tokens = 512;
-  int32_t gen_tokens = 64;
-  int num_threads = 0;  // 0 = all cores
+  int32_t prompt_tokens = 512;  // per stream
+  int32_t gen_tokens = 64;      // decode steps (each gives every stream one token)
+  int32_t streams = 1;          // sequences decoded together in one batch
+  int num_threads = 0;          // 0 = all cores
   int32_t repeat = 3;
+  KvDtype kv_dtype = KvDtype::F32;
+  int32_t block_size = 16;  // KV block size in tokens
 };
 
 // The best speeds over the runs, in tokens per second.
 struct ForwardBenchResult {
-  double prompt_tokens_per_second = 0;
-  double decode_tokens_per_second = 0;
+  double prompt_tokens_per_second = 0;  // prompt tokens of all streams / prompt time
+  double decode_tokens_per_second = 0;  // decoded tokens of all streams / decode time (aggregate)
 };
 
 // Loads the network of the GGUF file at `path` (no tokenizer) and runs the benchmark, sending a

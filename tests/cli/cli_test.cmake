@@ -108,3 +108,12 @@ expect_run(ARGS generate --model no-such-model.gguf --prompt hi CODE 1
 expect_run(ARGS eval --model no-such-model.gguf --cases no-such-cases.txt CODE 1 MATCH "^arena eval: error: ")
 expect_run(ARGS bench forward --model no-such-model.gguf CODE 1
            MATCH "^arena bench forward: error: no-such-model.gguf: cannot open")
+# arena bench forward on the tiny synthetic model: single-stream and 3 streams decoded in one
+# batch (F16 KV), every run reported; a bad stream count or KV dtype is a usage error.
+expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 5 --gen-tokens 3 --repeat 1 CODE 0
+           MATCH "streams 1, kv f32 in blocks of 16\nrun 1: prompt 1x5 tokens in .* decode 1x3 tokens in .*\nbest .*\\(1 streams, ")
+expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 7 --gen-tokens 2 --streams 3 --kv-dtype f16
+           --block-size 4 --repeat 2 CODE 0
+           MATCH "streams 3, kv f16 in blocks of 4\nrun 1: prompt 3x7 tokens .* decode 3x2 tokens .*\nrun 2: .*\\(3 streams, [0-9.]+ tok/s each\\)")
+expect_run(ARGS bench forward --model ${serve_model} --streams 0 CODE 2 MATCH "^arena bench forward: error: --streams")
+expect_run(ARGS bench forward --model ${serve_model} --kv-dtype q4 CODE 2 MATCH "^arena bench forward: error: --kv-dtype")
