@@ -1,13 +1,16 @@
 // `arena run CONFIG`: loads and checks the tournament config (every error at once, exit 2),
 // writes the resolved config next to the results, opens the models the participants use,
 // and runs (or resumes) the tournament until it is done or Ctrl-C stops it cleanly, after
-// which it prints the command that resumes it. `--check` only validates.
+// which it prints the command that resumes it. `--check` only validates. When the tournament
+// ends with the board view up, the view stays up for `--linger` seconds (by default until Ctrl-C
+// when run from a terminal, not at all otherwise) so the final boards and standings can be read.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "arena/cli/command.h"
@@ -41,6 +45,7 @@ struct RunFlags {
   std::optional<std::string> resume;
   std::string log_level = "info";
   bool quiet = false;
+  std::optional<double> linger;  // seconds the board view outlives the run; < 0 = until Ctrl-C
 };
 
 // Set by SIGINT / SIGTERM; the runner polls it and stops cleanly. A signal handler can only
@@ -79,6 +84,23 @@ class StopSignals {
 int fail(const std::string& message) {
   fmt::print(stderr, "arena run: error: {}\n", message);
   return 1;
+}
+
+// Keeps the board view at `url` up after the tournament: for `linger` seconds (< 0: until
+// Ctrl-C; unset: until Ctrl-C when stdin and stderr are terminals, else not at all).
+void linger_board(const std::string& url, std::optional<double> linger) {
+  const bool interactive = ::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO);
+  const double seconds = linger.value_or(interactive ? -1.0 : 0.0);
+  if (seconds == 0) return;
+  if (seconds < 0)
+    fmt::print(stderr, "arena run: the board view stays at {} until Ctrl-C\n", url);
+  else
+    fmt::print(stderr, "arena run: the board view stays at {} for {:g} s (Ctrl-C ends it)\n", url, seconds);
+  g_stop.store(false);
+  StopSignals signals;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!g_stop.load() && (seconds < 0 || std::chrono::steady_clock::now() < until))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }
 
 // The shell-quoted word `s` (for the printed resume command).
@@ -207,6 +229,8 @@ int run(const RunFlags& f) {
   }
   fmt::print("arena run: {} games played{}; results in {}\n", summary->games_done,
              summary->sprt_stopped ? " (stopped early: the SPRT decided)" : "", output_dir.string());
+  std::fflush(stdout);
+  if (board) linger_board(board->url(), f.linger);
   return 0;
 }
 
@@ -227,6 +251,10 @@ void add_run_command(CLI::App& root, Action& action) {
   cmd->add_option("--log-level", f.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   cmd->add_flag("--quiet", f.quiet, "No status line or progress; warnings and errors only");
+  cmd->add_option("--linger", f.linger,
+                  "Seconds the board view stays up after the tournament ends; -1 = until Ctrl-C "
+                  "(default: until Ctrl-C from a terminal, 0 otherwise)")
+      ->check(number_in(-1, 1e9));
   cmd->callback([flags, &action] {
     if (flags->resume && flags->output && *flags->resume != *flags->output)
       throw CLI::ValidationError("--output", "give --resume DIR alone (the results folder is DIR)");

@@ -62,6 +62,8 @@ expect_run(ARGS run --check ${tiny} --games 4 --seed 9 CODE 0 MATCH "4 games per
 expect_run(ARGS run CODE 2 MATCH "config is required")
 expect_run(ARGS run ${tiny} --log-level loud CODE 2 MATCH "log-level")
 expect_run(ARGS run ${tiny} --resume a --output b CODE 2 MATCH "give --resume DIR alone")
+expect_run(ARGS run ${tiny} --linger nan CODE 2 MATCH "--linger: nan is not a finite number")
+expect_run(ARGS run ${tiny} --linger -2 CODE 2 MATCH "--linger")
 
 # Resume needs the results folder of an earlier run, and the same tournament.
 file(REMOVE_RECURSE ${WORK}/not_results)
@@ -94,3 +96,10 @@ expect_run(ARGS run ${mini} --output mini_results CODE 1 MATCH "mini_results alr
 expect_run(ARGS run ${mini} --resume mini_results --seed 5 CODE 1
            MATCH "cannot resume mini_results: the config differs .* in 1 field .*\n  tournament.seed: 1 -> 5\n")
 expect_run(ARGS run ${mini} --resume mini_results --concurrency 2 --quiet CODE 0 MATCH "2 games played")
+
+# With the board view up, the view outlives the run for --linger seconds, then the run exits.
+string(RANDOM LENGTH 4 ALPHABET 123456789 port_suffix)
+math(EXPR port "20000 + ${port_suffix}")
+file(REMOVE_RECURSE ${WORK}/mini_board)
+expect_run(ARGS run ${mini} --output mini_board --quiet --web-port ${port} --linger 1 CODE 0
+           MATCH "2 games played.*board view at http://127.0.0.1:${port}/.*the board view stays at http://127.0.0.1:${port}/ for 1 s")
