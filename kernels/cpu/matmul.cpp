@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/half.h"
+#include "kernels/cpu/matmul_r8.h"
 #include "kernels/cpu/matmul_tiles.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
@@ -31,8 +32,10 @@ constexpr size_t kMaxTargets = 4;        // weights in one grouped matmul
 struct Scratch {
   std::vector<std::byte> rows;
   std::vector<float> scales;
-  std::vector<int16_t> wide;    // the rows widened to int16 for the tile kernels
-  std::vector<float> wide_f32;  // F16 / BF16 rows widened to F32 for the half tiles
+  std::vector<int16_t> wide;     // the rows widened to int16 for the tile kernels
+  std::vector<float> wide_f32;   // F16 / BF16 rows widened to F32 for the half tiles
+  std::vector<float> r8_scales;  // Q8_0 block scales as floats, for the R8 kernels
+  std::vector<int32_t> r8_sums;  // Q8_0 block sums, for the R8 kernels of Q4_0 / Q5_0
 };
 
 Scratch& activation_scratch(size_t i) {
@@ -50,6 +53,11 @@ struct PreparedInput {
   float* wide_scales = nullptr;
   bool f32 = false;           // also widened to F32 (F16 / BF16 only), for a half tile kernel
   float* wide_f32 = nullptr;  // those rows
+  bool r8 = false;            // block scales (and sums) for an R8 kernel (Q8_0 only)
+  bool r8_sums = false;
+  R8Rows r8_rows;
+  float* r8_scales = nullptr;  // r8_rows' buffers, written by the conversion
+  int32_t* r8_sum_out = nullptr;
 };
 
 // How one target's weight rows are split into tasks, and the kernels that do them.
@@ -59,6 +67,7 @@ struct TargetPlan {
   TileMatmulFn tiles = nullptr;           // when set, used instead of dot / dot_rows
   KTileMatmulFn k_tiles = nullptr;        // likewise, for K-quants
   HalfTileMatmulFn half_tiles = nullptr;  // likewise, for F16 / BF16 (batches only)
+  R8MatmulFn r8 = nullptr;                // for repacked weights (the only kernel that reads them)
   const PreparedInput* input = nullptr;
   int64_t rows_per_task = 1;
   int64_t first_task = 0;  // index of this target's first task in the group
@@ -66,6 +75,15 @@ struct TargetPlan {
 
 // Rows [r0, r1) of w times every activation row, written to y ([n, w.rows]).
 void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0, int64_t r1, float* y) {
+  if (plan.r8 != nullptr) {
+    // Activation rows in chunks that stay in L2 (about 192 KiB) while the task's weight groups
+    // pass over them, four rows at a time.
+    const auto row_bytes = static_cast<int64_t>(plan.input->r8_rows.q8_stride);
+    const int64_t chunk = std::clamp<int64_t>((192 << 10) / std::max<int64_t>(row_bytes, 1) / 4 * 4, 4, 64);
+    for (int64_t j0 = 0; j0 < n; j0 += chunk)
+      plan.r8(w, r0, r1, plan.input->r8_rows, j0, std::min(n, j0 + chunk), y, w.rows);
+    return;
+  }
   if (plan.tiles != nullptr) {
     // Activation rows in chunks that stay in L2 (about 192 KiB of widened values) while the
     // task's weight rows pass over them four at a time.
@@ -109,7 +127,7 @@ void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0
 }  // namespace
 
 MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t cols) {
-  return MatrixView{static_cast<const std::byte*>(data), type, rows, cols, row_bytes(type, cols)};
+  return MatrixView{static_cast<const std::byte*>(data), type, rows, cols, row_bytes(type, cols), 0};
 }
 
 void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool) {
@@ -136,6 +154,13 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     while (i < num_inputs && inputs[i].type != xt) ++i;
     if (i == num_inputs) inputs[num_inputs++].type = xt;
     plans[t].input = &inputs[i];
+    if (w.interleave != 0) {  // repacked by repack_for_matmul: only an R8 kernel reads it
+      plans[t].r8 = avx2_r8_matmul(w.type);
+      assert(plans[t].r8 != nullptr && xt == GgmlType::Q8_0);
+      inputs[i].r8 = true;
+      if (w.type != GgmlType::Q8_0) inputs[i].r8_sums = true;
+      continue;
+    }
     plans[t].dot = vec_dot_for(w.type, level);
     plans[t].dot_rows = n > 1 ? vec_dot_rows_for(w.type, level) : nullptr;
     if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_0) plans[t].tiles = avx2_tile_matmul(w.type);
@@ -171,6 +196,16 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
       scratch.wide_f32.resize(static_cast<size_t>(n * cols));
       in.wide_f32 = scratch.wide_f32.data();
     }
+    if (in.r8) {
+      const int64_t nb = cols / kQK8_0;
+      scratch.r8_scales.resize(static_cast<size_t>(n * nb));
+      in.r8_scales = scratch.r8_scales.data();
+      if (in.r8_sums) {
+        scratch.r8_sums.resize(static_cast<size_t>(n * nb));
+        in.r8_sum_out = scratch.r8_sums.data();
+      }
+      in.r8_rows = R8Rows{in.rows.data, in.rows.stride, in.r8_scales, in.r8_sum_out, nb};
+    }
   }
   // Convert: one task per (row, dot type).
   pool.run(n * static_cast<int64_t>(num_inputs), [&](int64_t task) {
@@ -180,6 +215,17 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     std::byte* row = converted[i] + r * inputs[i].rows.stride;
     convert_activation_row(inputs[i].type, level, x.data() + r * cols, row, cols);
     const PreparedInput& in = inputs[i];
+    if (in.r8) {
+      const int64_t nb = cols / kQK8_0;
+      const auto* blocks = reinterpret_cast<const BlockQ8_0*>(row);
+      for (int64_t k = 0; k < nb; ++k) {
+        in.r8_scales[r * nb + k] = f16_to_f32(blocks[k].d);
+        if (in.r8_sum_out == nullptr) continue;
+        int32_t sum = 0;
+        for (int v = 0; v < kQK8_0; ++v) sum += blocks[k].qs[v];
+        in.r8_sum_out[r * nb + k] = sum;
+      }
+    }
     if (in.wide)
       widen_q8_0_row(row, in.wide_rows.blocks, in.wide_q + r * cols,
                      in.wide_scales + r * in.wide_rows.blocks);
@@ -220,6 +266,8 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     plans[t].rows_per_task = std::clamp<int64_t>((rows + min_tasks - 1) / min_tasks, 1, kMaxRowsPerTask);
     if (plans[t].tiles != nullptr)
       plans[t].rows_per_task = (plans[t].rows_per_task + 3) / 4 * 4;  // whole tiles
+    if (plans[t].r8 != nullptr)
+      plans[t].rows_per_task = (plans[t].rows_per_task + kR8 - 1) / kR8 * kR8;  // whole groups
     plans[t].first_task = num_tasks;
     num_tasks += (rows + plans[t].rows_per_task - 1) / plans[t].rows_per_task;
   }

@@ -1,0 +1,153 @@
+// Weights repacked for the AVX2 matmul (kernels/cpu/matmul_r8.h): the layout round-trips to
+// ggml's blocks; the R8 kernels match the scalar dot products for odd shapes (rows not a multiple
+// of 8, 1..13 activation rows) and write nothing outside their output; and kernels::matmul on a
+// repacked view keeps a row's result bit for bit the same whatever shares its batch or however
+// many threads run it.
+#include "kernels/cpu/matmul_r8.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/half.h"
+#include "kernels/cpu/vec_dot_simd.h"
+#include "kernels/ops.h"
+#include "kernels/quant/dot_activation.h"
+#include "kernels/thread_pool.h"
+#include "tests/kernels/random_weights.h"
+
+using kernels::GgmlType;
+
+namespace {
+
+constexpr GgmlType kR8Types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0};
+
+struct Repacked {
+  std::vector<std::byte> data;
+  kernels::MatrixView view;
+};
+
+Repacked repack(const kernels::MatrixView& w) {
+  Repacked r;
+  r.data.resize(kernels::r8_bytes(w.type, w.rows, w.cols));
+  r.view = kernels::repack_r8(w, r.data.data());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("R8 repacking round-trips every row to its ggml blocks", "[kernels]") {
+  std::mt19937 rng(31);
+  for (GgmlType type : kR8Types)
+    for (int64_t cols : {32, 96, 928})
+      for (int64_t rows : {1, 7, 8, 9, 17}) {
+        const auto data = kernels::test::random_weights(type, rows, cols, rng);
+        const auto w = kernels::matrix_view(data.data(), type, rows, cols);
+        const auto packed = repack(w);
+        CHECK(packed.view.interleave == kernels::kR8);
+        CHECK(packed.data.size() == static_cast<size_t>((rows + 7) / 8 * 8) * w.row_stride);
+        std::vector<std::byte> row(w.row_stride);
+        for (int64_t r = 0; r < rows; ++r) {
+          kernels::unpack_r8_row(packed.view, r, row.data());
+          INFO(kernels::traits(type).name << " rows=" << rows << " cols=" << cols << " r=" << r);
+          CHECK(std::memcmp(row.data(), w.row(r), w.row_stride) == 0);
+        }
+      }
+}
+
+TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]") {
+  if (kernels::avx2_r8_matmul(GgmlType::Q8_0) == nullptr || kernels::vec_dot_level() == kernels::SimdLevel::Scalar) {
+    WARN("no AVX2 on this CPU: the R8 kernels are not used, nothing to compare");
+    return;
+  }
+  std::mt19937 rng(37);
+  int num_checked = 0;
+  for (GgmlType type : kR8Types) {
+    const auto kernel = kernels::avx2_r8_matmul(type);
+    REQUIRE(kernel != nullptr);
+    const auto scalar = kernels::scalar_vec_dot(type);
+    for (int64_t cols : {32, 96, 928}) {
+      const int64_t blocks = cols / 32;
+      for (int64_t rows : {1, 3, 8, 9, 21}) {
+        const auto data = kernels::test::random_weights(type, rows, cols, rng);
+        const auto w = kernels::matrix_view(data.data(), type, rows, cols);
+        const auto packed = repack(w);
+        for (int64_t n : {1, 2, 3, 4, 5, 7, 13}) {
+          const auto xf = kernels::test::random_floats(static_cast<size_t>(n * cols), rng);
+          const size_t xrow = kernels::row_bytes(GgmlType::Q8_0, cols);
+          std::vector<std::byte> xq(static_cast<size_t>(n) * xrow);
+          std::vector<float> scales(static_cast<size_t>(n * blocks));
+          std::vector<int32_t> sums(static_cast<size_t>(n * blocks));
+          for (int64_t j = 0; j < n; ++j) {
+            kernels::quantize_activation_row(GgmlType::Q8_0, xf.data() + j * cols, xq.data() + j * xrow, cols);
+            const auto* b = reinterpret_cast<const kernels::BlockQ8_0*>(xq.data() + j * xrow);
+            for (int64_t k = 0; k < blocks; ++k) {
+              scales[static_cast<size_t>(j * blocks + k)] = kernels::f16_to_f32(b[k].d);
+              int32_t s = 0;
+              for (int v = 0; v < 32; ++v) s += b[k].qs[v];
+              sums[static_cast<size_t>(j * blocks + k)] = s;
+            }
+          }
+          // A sentinel around the written block: the kernel must write exactly [r0, r1) x [j0, j1).
+          const int64_t stride = rows + 2;
+          std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
+          const kernels::R8Rows x{xq.data(), xrow, scales.data(), type == GgmlType::Q8_0 ? nullptr : sums.data(),
+                                  blocks};
+          kernel(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
+          for (int64_t j = 0; j < n; ++j) {
+            CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
+            CHECK(y[static_cast<size_t>(j * stride + rows + 1)] == -7.0f);
+            for (int64_t r = 0; r < rows; ++r) {
+              const float want = scalar(w.row(r), xq.data() + j * xrow, cols);
+              const float got = y[static_cast<size_t>(j * stride + 1 + r)];
+              INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n << " r=" << r
+                                              << " j=" << j);
+              CHECK(std::fabs(got - want) <= 1e-5f * (std::fabs(want) + 1.0f));
+              ++num_checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(num_checked > 0);
+}
+
+TEST_CASE("A repacked matmul row's result does not depend on its batch or the thread count", "[kernels]") {
+  std::mt19937 rng(41);
+  const int64_t cols = 224, rows = 37, n = 11;
+  for (GgmlType type : kR8Types) {
+    const auto data = kernels::test::random_weights(type, rows, cols, rng);
+    const auto w = kernels::matrix_view(data.data(), type, rows, cols);
+    if (kernels::repacked_bytes(w) == 0) {
+      WARN("this CPU's matmul does not repack " << kernels::traits(type).name);
+      continue;
+    }
+    std::vector<std::byte> buffer(kernels::repacked_bytes(w));
+    const auto packed = kernels::repack_for_matmul(w, buffer.data());
+    const auto x = kernels::test::random_floats(static_cast<size_t>(n * cols), rng);
+    std::vector<float> first;
+    for (int threads : {1, 2}) {
+      kernels::ThreadPool pool(threads);
+      std::vector<float> batch(static_cast<size_t>(n * rows)), original(batch.size());
+      kernels::matmul(packed, x, n, batch, pool);
+      kernels::matmul(w, x, n, original, pool);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        INFO(kernels::traits(type).name << " i=" << i);
+        CHECK(std::fabs(batch[i] - original[i]) <= 1e-4f * (std::fabs(original[i]) + 1.0f));
+      }
+      if (first.empty()) first = batch;
+      CHECK(first == batch);
+      for (int64_t j = 0; j < n; ++j) {
+        std::vector<float> alone(static_cast<size_t>(rows));
+        kernels::matmul(packed, std::span(x).subspan(static_cast<size_t>(j * cols), static_cast<size_t>(cols)), 1,
+                        alone, pool);
+        INFO(kernels::traits(type).name << " threads=" << threads << " row " << j);
+        CHECK(std::equal(alone.begin(), alone.end(), batch.begin() + j * rows));
+      }
+      std::vector<float> prefix(static_cast<size_t>(5 * rows));
+      kernels::matmul(packed, x, 5, prefix, pool);
+      CHECK(std::equal(prefix.begin(), prefix.end(), batch.begin()));
+    }
+  }
+}
