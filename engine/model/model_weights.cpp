@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "engine/gguf/gguf_file.h"
@@ -85,7 +87,21 @@ class Binder {
   std::optional<Error> error_;
 };
 
+// Replaces m by a repacked copy owned by w, where the CPU matmul has a faster layout for it.
+void repack(ModelWeights& w, kernels::MatrixView& m) {
+  const size_t bytes = kernels::repacked_bytes(m);
+  if (bytes == 0) return;
+  auto buffer = std::make_shared_for_overwrite<std::byte[]>(bytes);
+  m = kernels::repack_for_matmul(m, buffer.get());
+  w.repacked.push_back(std::move(buffer));
+}
+
 }  // namespace
+
+bool repack_enabled() {
+  const char* v = std::getenv("ARENA_NO_REPACK");
+  return v == nullptr || std::strcmp(v, "1") != 0;
+}
 
 std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, const ModelConfig& config) {
   const ModelShape& s = config.shape;
@@ -120,6 +136,13 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
     L.ffn_down = b.matrix(p + "ffn_down.weight", embd, s.ffn_dim);
   }
   if (b.error()) return std::unexpected(*b.error());
+  if (repack_enabled()) {
+    repack(w, w.output);  // a tied output gets its own copy; token_embd stays for lookups
+    for (LayerWeights& L : w.layers)
+      for (kernels::MatrixView* m :
+           {&L.attn_q, &L.attn_k, &L.attn_v, &L.attn_output, &L.ffn_gate, &L.ffn_up, &L.ffn_down})
+        repack(w, *m);
+  }
   return w;
 }
 

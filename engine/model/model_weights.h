@@ -1,9 +1,13 @@
 // The tensors of a llama / qwen2 / qwen3 GGUF bound to views for the kernels, each checked for
 // presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases must be F32;
-// matrices may be any type the kernels support. Nothing is copied: views point into the map.
+// matrices may be any type the kernels support. Views point into the map, except matrices the
+// CPU matmul reads faster in another layout (kernels::repacked_bytes): those are repacked once
+// here into memory the ModelWeights owns (the token embedding keeps its original for lookups).
 #pragma once
 
+#include <cstddef>
 #include <expected>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -40,7 +44,12 @@ struct ModelWeights {
   std::span<const float> output_norm;  // [embd]
   kernels::MatrixView output;          // [vocab, embd]: output.weight, or token_embd when tied
   std::span<const float> rope_freqs;   // [rope_dim / 2] frequency divisors, or empty
+  std::vector<std::shared_ptr<std::byte[]>> repacked;  // what repacked views point into
 };
+
+// Whether bind_weights repacks (true unless the environment sets ARENA_NO_REPACK=1, which keeps
+// every matrix in its file layout: for comparing the two).
+bool repack_enabled();
 
 // Binds every tensor `config` calls for, or returns an Error naming the tensor and what is wrong
 // (missing; shape found vs expected; unsupported or non-F32 type).
