@@ -1,4 +1,4 @@
-// Paged KV cache storage with F32, F16 or Q8_0 rows.
+// Paged KV cache storage with F32, F16 or Q8_0 rows; writes go through kernels::store_kv.
 #include "engine/model/kv_cache.h"
 
 #include <algorithm>
@@ -28,6 +28,19 @@ size_t row_bytes(KvDtype dtype, int32_t n) {
   return 0;
 }
 
+// The kernels' element type of a cache of `dtype`.
+kernels::GgmlType kv_type(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::F32:
+      return kernels::GgmlType::F32;
+    case KvDtype::F16:
+      return kernels::GgmlType::F16;
+    case KvDtype::Q8_0:
+      return kernels::GgmlType::Q8_0;
+  }
+  return kernels::GgmlType::F32;
+}
+
 }  // namespace
 
 size_t KvCacheShape::bytes_per_token() const {
@@ -51,37 +64,6 @@ PagedKvCache::PagedKvCache(const KvCacheShape& shape, int32_t num_blocks)
 size_t PagedKvCache::offset(int32_t block, int32_t slot) const {
   assert(block >= 0 && block < num_blocks_ && slot >= 0 && slot < shape_.block_size);
   return (static_cast<size_t>(block) * shape_.block_size + slot) * token_bytes_;
-}
-
-void PagedKvCache::store(std::vector<std::byte>& dst, size_t at, std::span<const float> src) const {
-  std::byte* out = dst.data() + at;
-  switch (shape_.dtype) {
-    case KvDtype::F32:
-      std::memcpy(out, src.data(), src.size_bytes());
-      return;
-    case KvDtype::F16:
-      for (size_t i = 0; i < src.size(); ++i) {
-        const uint16_t h = kernels::f32_to_f16(src[i]);
-        std::memcpy(out + 2 * i, &h, 2);
-      }
-      return;
-    case KvDtype::Q8_0:
-      for (size_t b = 0; b < src.size() / kQ8Block; ++b) {
-        const float* x = src.data() + b * kQ8Block;
-        float amax = 0;
-        for (int i = 0; i < kQ8Block; ++i) amax = std::max(amax, std::fabs(x[i]));
-        const float d = amax / 127.0f;
-        const float id = d != 0 ? 1.0f / d : 0.0f;
-        const uint16_t dh = kernels::f32_to_f16(d);
-        std::byte* blk = out + b * kQ8BlockBytes;
-        std::memcpy(blk, &dh, 2);
-        for (int i = 0; i < kQ8Block; ++i) {
-          const auto q = static_cast<int8_t>(std::lround(x[i] * id));
-          std::memcpy(blk + 2 + i, &q, 1);
-        }
-      }
-      return;
-  }
 }
 
 void PagedKvCache::load(const std::vector<std::byte>& src, size_t at, std::span<float> dst) const {
@@ -113,9 +95,9 @@ void PagedKvCache::load(const std::vector<std::byte>& src, size_t at, std::span<
 void PagedKvCache::write(int32_t layer, int32_t block, int32_t slot, std::span<const float> k,
                          std::span<const float> v) {
   assert(k.size() == static_cast<size_t>(shape_.num_kv_heads * shape_.head_dim) && v.size() == k.size());
-  const size_t at = offset(block, slot);
-  store(k_[layer], at, k);
-  store(v_[layer], at, v);
+  assert(block >= 0 && block < num_blocks_ && slot >= 0 && slot < shape_.block_size);
+  const int32_t slot_id = block * shape_.block_size + slot;
+  kernels::store_kv(mutable_layer(layer), k, v, std::span(&slot_id, 1));
 }
 
 void PagedKvCache::read_k(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const {
@@ -131,6 +113,16 @@ std::span<const std::byte> PagedKvCache::k_data(int32_t layer) const {
 }
 std::span<const std::byte> PagedKvCache::v_data(int32_t layer) const {
   return v_[layer];
+}
+
+kernels::KvLayerView PagedKvCache::layer_view(int32_t layer) const {
+  return {k_[layer].data(),  v_[layer].data(),    kv_type(shape_.dtype), num_blocks_,
+          shape_.block_size, shape_.num_kv_heads, shape_.head_dim};
+}
+
+kernels::KvLayerMutView PagedKvCache::mutable_layer(int32_t layer) {
+  return {k_[layer].data(),  v_[layer].data(),    kv_type(shape_.dtype), num_blocks_,
+          shape_.block_size, shape_.num_kv_heads, shape_.head_dim};
 }
 
 }  // namespace engine

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/core/kv_dtype.h"
+#include "kernels/ops.h"
 
 namespace engine {
 
@@ -35,7 +36,8 @@ class PagedKvCache {
   const KvCacheShape& shape() const { return shape_; }
   int32_t num_blocks() const { return num_blocks_; }
 
-  // Stores one token's K and V ([num_kv_heads * head_dim] floats each) at (layer, block, slot).
+  // Stores one token's K and V ([num_kv_heads * head_dim] floats each) at (layer, block, slot),
+  // through kernels::store_kv as the forward pass writes them.
   void write(int32_t layer, int32_t block, int32_t slot, std::span<const float> k, std::span<const float> v);
   // Reads one token's K or V back as floats into `out` ([num_kv_heads * head_dim]).
   void read_k(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const;
@@ -44,10 +46,12 @@ class PagedKvCache {
   // Raw storage of one layer's K or V: [num_blocks, block_size, num_kv_heads, row_bytes] for kernels.
   std::span<const std::byte> k_data(int32_t layer) const;
   std::span<const std::byte> v_data(int32_t layer) const;
+  // Layer `layer` as the attention kernel reads it, and open for writing (kernels::store_kv).
+  kernels::KvLayerView layer_view(int32_t layer) const;
+  kernels::KvLayerMutView mutable_layer(int32_t layer);
 
  private:
   size_t offset(int32_t block, int32_t slot) const;
-  void store(std::vector<std::byte>& dst, size_t at, std::span<const float> src) const;
   void load(const std::vector<std::byte>& src, size_t at, std::span<float> dst) const;
 
   KvCacheShape shape_;

@@ -1,6 +1,6 @@
 // The transformer forward pass: one flattened batch of rows from any number of sequences goes
-// through every layer together (one matmul per weight for all rows); only attention is done per
-// sequence, over that sequence's own paged K/V.
+// through every layer together (one matmul per weight for all rows, one K/V store through a slot
+// mapping and one attention call per layer), each sequence attending over its own paged K/V.
 #include "engine/model/transformer.h"
 
 #include <algorithm>
@@ -14,39 +14,9 @@ namespace engine {
 
 namespace {
 
-kernels::GgmlType kv_type(KvDtype dtype) {
-  switch (dtype) {
-    case KvDtype::F32:
-      return kernels::GgmlType::F32;
-    case KvDtype::F16:
-      return kernels::GgmlType::F16;
-    case KvDtype::Q8_0:
-      return kernels::GgmlType::Q8_0;
-  }
-  return kernels::GgmlType::F32;
-}
-
-// Layer `layer` of the cache as the attention kernel reads it.
-kernels::KvLayerView layer_view(const PagedKvCache& cache, int32_t layer) {
-  const KvCacheShape& s = cache.shape();
-  return {cache.k_data(layer).data(),
-          cache.v_data(layer).data(),
-          kv_type(s.dtype),
-          cache.num_blocks(),
-          s.block_size,
-          s.num_kv_heads,
-          s.head_dim};
-}
-
 // x[n, dim] += bias[dim], when the model has that bias.
 void add_bias(std::span<float> x, std::span<const float> bias) {
   if (!bias.empty()) kernels::add_bias(x, bias);
-}
-
-// Row range [first, first + count) of a row-major [rows, width] buffer.
-std::span<float> rows(std::vector<float>& buf, int64_t first, int64_t count, int64_t width) {
-  return std::span<float>(buf).subspan(static_cast<size_t>(first * width),
-                                       static_cast<size_t>(count * width));
 }
 
 }  // namespace
@@ -78,18 +48,17 @@ KvCacheShape Transformer::kv_cache_shape(KvDtype dtype, int32_t block_size) cons
                       block_size, dtype};
 }
 
-void Transformer::store_kv(const ForwardBatch& batch, int32_t layer, PagedKvCache& cache) const {
-  const int32_t block_size = cache.shape().block_size;
-  const size_t kv_dim = static_cast<size_t>(config_.shape.num_kv_heads) * config_.shape.head_dim;
+void Transformer::plan_attention(const ForwardBatch& batch, int32_t block_size) {
+  slots_.resize(batch.positions.size());
+  attn_seqs_.clear();
   for (const BatchSeq& seq : batch.seqs) {
     for (int32_t i = 0; i < seq.num_rows; ++i) {
-      const size_t r = static_cast<size_t>(seq.first_row + i);
+      const auto r = static_cast<size_t>(seq.first_row + i);
       const int32_t pos = batch.positions[r];
       assert(pos / block_size < static_cast<int32_t>(seq.block_table.size()));
-      const int32_t block = seq.block_table[static_cast<size_t>(pos / block_size)];
-      cache.write(layer, block, pos % block_size, std::span<const float>(k_).subspan(r * kv_dim, kv_dim),
-                  std::span<const float>(v_).subspan(r * kv_dim, kv_dim));
+      slots_[r] = seq.block_table[static_cast<size_t>(pos / block_size)] * block_size + pos % block_size;
     }
+    attn_seqs_.push_back({seq.block_table, seq.first_row, seq.num_rows});
   }
 }
 
@@ -120,6 +89,8 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
   gate_.resize(static_cast<size_t>(n * ffn));    // [n, ffn]
   up_.resize(static_cast<size_t>(n * ffn));      // [n, ffn]
   last_.resize(static_cast<size_t>(m * embd));   // [m, embd] rows whose logits are wanted
+  // slots_[r]: row r's KV slot (block * block_size + offset); attn_seqs_: rows and block tables
+  plan_attention(batch, cache.shape().block_size);
 
   // x = token_embd[tokens]
   kernels::embedding(weights_.token_embd, batch.tokens, x_);
@@ -143,17 +114,12 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
     // q, k rotated by each row's position
     kernels::rope(q_, batch.positions, s.num_heads, hd, rope_);
     kernels::rope(k_, batch.positions, s.num_kv_heads, hd, rope_);
-    // cache[seq][position] = (k, v)
-    store_kv(batch, l, cache);
-    // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
-    const kernels::KvLayerView kv = layer_view(cache, l);
-    for (const BatchSeq& seq : batch.seqs) {
-      kernels::paged_attention(
-          rows(q_, seq.first_row, seq.num_rows, q_dim),
-          std::span(batch.positions)
-              .subspan(static_cast<size_t>(seq.first_row), static_cast<size_t>(seq.num_rows)),
-          s.num_heads, kv, seq.block_table, scale, rows(attn_, seq.first_row, seq.num_rows, q_dim), pool_);
-    }
+    // cache[slot of row r] = (k[r], v[r])
+    kernels::store_kv(cache.mutable_layer(l), k_, v_, slots_);
+    // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions,
+    // every sequence of the batch in one call
+    kernels::paged_attention_batch(q_, batch.positions, s.num_heads, cache.layer_view(l), attn_seqs_, scale,
+                                   attn_, pool_);
     // x = x + attn·Woᵀ
     kernels::matmul(L.attn_output, attn_, n, proj_, pool_);
     kernels::add(x_, proj_, x_);

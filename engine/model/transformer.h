@@ -12,6 +12,7 @@
 #include "engine/model/language_model.h"
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
+#include "kernels/ops.h"
 #include "kernels/thread_pool.h"
 
 namespace engine {
@@ -45,8 +46,9 @@ class Transformer final : public LanguageModel {
   void forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) override;
 
  private:
-  // Writes row r of k and v ([n, kv_heads * head_dim]) into layer `layer` of the cache at its position.
-  void store_kv(const ForwardBatch& batch, int32_t layer, PagedKvCache& cache) const;
+  // Fills slots_ (each row's KV slot: block * block_size + offset) and attn_seqs_ (each
+  // sequence's rows and block table) for this batch; the same for every layer.
+  void plan_attention(const ForwardBatch& batch, int32_t block_size);
 
   ModelConfig config_;
   ModelWeights weights_;
@@ -55,6 +57,8 @@ class Transformer final : public LanguageModel {
 
   // Activation buffers, reused across calls (sized for the largest batch seen).
   std::vector<float> x_, h_, q_, k_, v_, attn_, proj_, gate_, up_, last_;
+  std::vector<int32_t> slots_;                    // [n] KV slot of each row
+  std::vector<kernels::AttentionSeq> attn_seqs_;  // [sequences] views of the batch's block tables
 };
 
 }  // namespace engine

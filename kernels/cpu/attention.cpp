@@ -1,15 +1,16 @@
-// CPU paged attention. Work is split into tasks of (KV head, run of query rows); a task first
-// gathers its KV head's keys and values for the positions it needs from the paged cache into
-// contiguous F32 rows, then each query head of the group scores every visible key, takes the
-// softmax and sums the values (on AVX2 in attention_avx2.cpp).
+// CPU paged attention, read in place through the block tables. One call covers every sequence
+// of a step: the work is split into tasks of (sequence, KV head, run of query rows), handed to
+// the pool at once, heaviest first. A task walks its sequence's positions in tiles of
+// kAttentionTile keys: each tile's K/V rows are used straight from an F32 cache or converted once
+// (F16, Q8_0) into a small F32 tile, then every query head of the KV head's group and every row
+// of the task advance their online softmax over it (attention_tile.h; AVX2 in attention_avx2.cpp).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/attention_rows.h"
+#include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dequant.h"
 #include "kernels/thread_pool.h"
@@ -18,8 +19,20 @@ namespace kernels {
 
 namespace {
 
+// Accumulator floats a task may hold (rows x group x head_dim): bounds its rows so the state of
+// a task stays in L1/L2 while tiles stream past.
+constexpr int64_t kTaskAccFloats = 8192;
+
+// Rows [r0, r1) of sequence `seq` against KV head `kvh`; cost = keys the rows see.
+struct Task {
+  int32_t seq, kvh;
+  int32_t r0, r1;
+  int64_t cost;
+};
+
 struct Scratch {
-  std::vector<float> k, v, scores;
+  std::vector<float> k, v, zeros, acc;  // [tile, hd] x2, [hd], [rows * group * hd]
+  std::vector<OnlineSoftmax> states;    // [rows * group]
 };
 
 Scratch& scratch() {
@@ -27,81 +40,196 @@ Scratch& scratch() {
   return s;
 }
 
+// Splits the rows of every sequence into runs for about 4 tasks per thread (later rows of a
+// prefill see more positions, so many small tasks even out the causal triangle), at most
+// max_rows rows each; tasks are ordered heaviest first.
+void plan_tasks(std::span<const int32_t> positions, std::span<const AttentionSeq> seqs, int32_t num_kv_heads,
+                int num_threads, int64_t max_rows, std::vector<Task>& tasks) {
+  tasks.clear();
+  int64_t total = 0;
+  for (const AttentionSeq& s : seqs)
+    for (int32_t r = s.first_row; r < s.first_row + s.num_rows; ++r)
+      total += int64_t{positions[static_cast<size_t>(r)]} + 1;
+  const int64_t runs_wanted =
+      std::max<int64_t>(1, (4 * int64_t{num_threads} + num_kv_heads - 1) / num_kv_heads);
+  const int64_t target = std::max<int64_t>(1, total / runs_wanted);
+  for (int32_t si = 0; si < static_cast<int32_t>(seqs.size()); ++si) {
+    const AttentionSeq& s = seqs[static_cast<size_t>(si)];
+    int32_t r0 = s.first_row;
+    int64_t cost = 0;
+    for (int32_t r = s.first_row; r < s.first_row + s.num_rows; ++r) {
+      cost += int64_t{positions[static_cast<size_t>(r)]} + 1;
+      if (cost >= target || r + 1 - r0 >= max_rows || r + 1 == s.first_row + s.num_rows) {
+        for (int32_t h = 0; h < num_kv_heads; ++h) tasks.push_back({si, h, r0, r + 1, cost});
+        r0 = r + 1;
+        cost = 0;
+      }
+    }
+  }
+  std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.cost > b.cost; });
+}
+
+// The kernels chosen for this call.
+struct Kernels {
+  bool avx2 = false;
+  void step(const float* q, const KvTile& tile, int32_t n, int32_t hd, float scale, OnlineSoftmax& st) const {
+    if (avx2)
+      avx2_attend_tile(q, tile, n, hd, scale, st);
+    else
+      attend_tile(q, tile, n, hd, scale, st);
+  }
+  void finish(const OnlineSoftmax& st, int32_t hd, float* out) const {
+    if (avx2) return avx2_finish(st, hd, out);
+    const float inv = 1.0f / st.sum;
+    for (int32_t i = 0; i < hd; ++i) out[i] = st.acc[i] * inv;
+  }
+  // One cache row of hd values of `type` as F32 into dst.
+  void convert(GgmlType type, const std::byte* src, float* dst, int32_t hd) const {
+    if (avx2 && type == GgmlType::F16)
+      avx2_f16_to_f32(src, dst, hd);
+    else
+      dequantize_row(type, src, dst, hd);
+  }
+};
+
+// One task: its rows' query heads of group kvh over positions [0, last visible].
+void run_task(const Task& task, std::span<const float> q, std::span<const int32_t> positions,
+              int32_t num_heads, const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
+              std::span<float> out, const Kernels& kern) {
+  const int32_t hd = kv.head_dim;
+  const int32_t group = num_heads / kv.num_kv_heads;
+  const int32_t rows = task.r1 - task.r0;
+  const std::span<const int32_t> table = seqs[static_cast<size_t>(task.seq)].block_table;
+  const size_t token_bytes = kv.token_bytes();
+  const size_t head_at = static_cast<size_t>(task.kvh) * row_bytes(kv.type, hd);
+  const bool in_place = kv.type == GgmlType::F32;
+
+  Scratch& s = scratch();
+  const auto n_states = static_cast<size_t>(rows) * static_cast<size_t>(group);
+  s.acc.assign(n_states * static_cast<size_t>(hd), 0.0f);
+  s.states.resize(n_states);
+  for (size_t i = 0; i < n_states; ++i)
+    s.states[i] = {-INFINITY, 0.0f, s.acc.data() + i * static_cast<size_t>(hd)};
+  s.zeros.assign(static_cast<size_t>(hd), 0.0f);
+  if (!in_place) {
+    s.k.resize(static_cast<size_t>(kAttentionTile) * static_cast<size_t>(hd));
+    s.v.resize(s.k.size());
+  }
+
+  int32_t max_pos = 0;
+  for (int32_t r = task.r0; r < task.r1; ++r) max_pos = std::max(max_pos, positions[static_cast<size_t>(r)]);
+  const int64_t ctx = int64_t{max_pos} + 1;
+  assert(ctx <= static_cast<int64_t>(table.size()) * kv.block_size);
+
+  KvTile tile;
+  for (int64_t t0 = 0; t0 < ctx; t0 += kAttentionTile) {
+    const auto count = static_cast<int32_t>(std::min<int64_t>(kAttentionTile, ctx - t0));
+    // The tile's K/V rows: position p is slot p % block_size of block table[p / block_size].
+    for (int32_t t = 0; t < kAttentionTile; ++t) {
+      if (t >= count) {
+        tile.k[t] = tile.v[t] = s.zeros.data();
+        continue;
+      }
+      const int64_t p = t0 + t;
+      const int32_t block = table[static_cast<size_t>(p / kv.block_size)];
+      assert(block >= 0 && block < kv.num_blocks);
+      const size_t at = (static_cast<size_t>(block) * static_cast<size_t>(kv.block_size) +
+                         static_cast<size_t>(p % kv.block_size)) *
+                            token_bytes +
+                        head_at;
+      if (in_place) {
+        tile.k[t] = reinterpret_cast<const float*>(kv.k + at);
+        tile.v[t] = reinterpret_cast<const float*>(kv.v + at);
+      } else {
+        float* kt = s.k.data() + static_cast<size_t>(t) * static_cast<size_t>(hd);
+        float* vt = s.v.data() + static_cast<size_t>(t) * static_cast<size_t>(hd);
+        kern.convert(kv.type, kv.k + at, kt, hd);
+        kern.convert(kv.type, kv.v + at, vt, hd);
+        tile.k[t] = kt;
+        tile.v[t] = vt;
+      }
+    }
+    // Every row that sees part of the tile, every query head of the group.
+    for (int32_t r = task.r0; r < task.r1; ++r) {
+      const int64_t n = std::min<int64_t>(count, int64_t{positions[static_cast<size_t>(r)]} + 1 - t0);
+      if (n <= 0) continue;
+      for (int32_t g = 0; g < group; ++g) {
+        const int32_t h = task.kvh * group + g;
+        const float* qh =
+            q.data() + (static_cast<size_t>(r) * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) *
+                           static_cast<size_t>(hd);
+        kern.step(
+            qh, tile, static_cast<int32_t>(n), hd, scale,
+            s.states[static_cast<size_t>(r - task.r0) * static_cast<size_t>(group) + static_cast<size_t>(g)]);
+      }
+    }
+  }
+  for (int32_t r = task.r0; r < task.r1; ++r)
+    for (int32_t g = 0; g < group; ++g) {
+      const int32_t h = task.kvh * group + g;
+      float* oh =
+          out.data() + (static_cast<size_t>(r) * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) *
+                           static_cast<size_t>(hd);
+      kern.finish(
+          s.states[static_cast<size_t>(r - task.r0) * static_cast<size_t>(group) + static_cast<size_t>(g)],
+          hd, oh);
+    }
+}
+
 }  // namespace
+
+void attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd, float scale,
+                 OnlineSoftmax& state) {
+  float scores[kAttentionTile];
+  float tile_max = -INFINITY;
+  for (int32_t t = 0; t < n; ++t) {
+    float dot = 0;
+    for (int32_t i = 0; i < hd; ++i) dot += q[i] * tile.k[t][i];
+    scores[t] = scale * dot;
+    tile_max = std::max(tile_max, scores[t]);
+  }
+  // A new max rescales what was summed so far by e^(old - new).
+  float c = 1.0f;
+  const bool rescale = tile_max > state.max;
+  if (rescale) {
+    c = state.max == -INFINITY ? 0.0f : std::exp(state.max - tile_max);
+    state.max = tile_max;
+  }
+  float sum = 0;
+  for (int32_t t = 0; t < n; ++t) sum += (scores[t] = std::exp(scores[t] - state.max));
+  state.sum = state.sum * c + sum;
+  if (rescale)
+    for (int32_t i = 0; i < hd; ++i) state.acc[i] *= c;
+  for (int32_t t = 0; t < n; ++t)
+    for (int32_t i = 0; i < hd; ++i) state.acc[i] += scores[t] * tile.v[t][i];
+}
 
 void paged_attention(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
                      const KvLayerView& kv, std::span<const int32_t> block_table, float scale,
                      std::span<float> out, ThreadPool& pool) {
-  const int64_t num_rows = static_cast<int64_t>(positions.size());
+  const AttentionSeq seq{block_table, 0, static_cast<int32_t>(positions.size())};
+  paged_attention_batch(q, positions, num_heads, kv, std::span(&seq, 1), scale, out, pool);
+}
+
+void paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
+                           const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
+                           std::span<float> out, ThreadPool& pool) {
   const int32_t hd = kv.head_dim;
   assert(num_heads % kv.num_kv_heads == 0);
-  assert(q.size() == static_cast<size_t>(num_rows * num_heads * hd) && out.size() == q.size());
-  if (num_rows == 0) return;
+  assert(q.size() == positions.size() * static_cast<size_t>(num_heads) * static_cast<size_t>(hd) &&
+         out.size() == q.size());
+  if (positions.empty() || seqs.empty()) return;
   const int32_t group = num_heads / kv.num_kv_heads;
-  const size_t token_bytes = kv.token_bytes();
-  const size_t head_bytes = row_bytes(kv.type, hd);
-  // q · k with the F32 dot kernel of the matmul (SIMD where the CPU has it).
-  const VecDotFn dot = best_vec_dot(GgmlType::F32);
-  // The AVX2 inner loop (scores, softmax with a vectorised exp, value sum) where it applies.
-  const bool fast = hd % 8 == 0 && avx2_attention_built() && detect_simd_level() != SimdLevel::Scalar;
+  Kernels kern;
+  kern.avx2 = hd % 8 == 0 && avx2_attention_built() && detect_simd_level() != SimdLevel::Scalar;
 
-  // Tasks: each KV head times runs of query rows, enough to keep every thread busy (later rows
-  // see more positions, so more runs than threads even out the causal triangle).
-  const int64_t want = 8 * pool.num_threads();
-  const int64_t runs = std::clamp<int64_t>((want + kv.num_kv_heads - 1) / kv.num_kv_heads, 1, num_rows);
-  const int64_t rows_per_run = (num_rows + runs - 1) / runs;
-  const int64_t num_runs = (num_rows + rows_per_run - 1) / rows_per_run;
-
-  pool.run(kv.num_kv_heads * num_runs, [&](int64_t task) {
-    const int32_t kvh = static_cast<int32_t>(task / num_runs);
-    const int64_t r0 = (task % num_runs) * rows_per_run;
-    const int64_t r1 = std::min(num_rows, r0 + rows_per_run);
-    int32_t max_pos = 0;
-    for (int64_t r = r0; r < r1; ++r) max_pos = std::max(max_pos, positions[static_cast<size_t>(r)]);
-    const int64_t ctx = int64_t{max_pos} + 1;
-    assert(ctx <= static_cast<int64_t>(block_table.size()) * kv.block_size);
-
-    // K, V of this KV head at positions [0, ctx): [ctx, head_dim] each, as F32.
-    Scratch& s = scratch();
-    s.k.resize(static_cast<size_t>(ctx * hd));
-    s.v.resize(static_cast<size_t>(ctx * hd));
-    s.scores.resize(static_cast<size_t>(ctx));
-    for (int64_t t = 0; t < ctx; ++t) {
-      const int32_t block = block_table[static_cast<size_t>(t / kv.block_size)];
-      assert(block >= 0 && block < kv.num_blocks);
-      const size_t at =
-          (static_cast<size_t>(block) * kv.block_size + static_cast<size_t>(t % kv.block_size)) *
-              token_bytes +
-          static_cast<size_t>(kvh) * head_bytes;
-      dequantize_row(kv.type, kv.k + at, s.k.data() + t * hd, hd);
-      dequantize_row(kv.type, kv.v + at, s.v.data() + t * hd, hd);
-    }
-
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t n_visible = int64_t{positions[static_cast<size_t>(r)]} + 1;
-      for (int32_t h = kvh * group; h < (kvh + 1) * group; ++h) {
-        const float* qh = q.data() + (r * num_heads + h) * hd;
-        float* oh = out.data() + (r * num_heads + h) * hd;
-        if (fast) {
-          avx2_attend_rows(qh, s.k.data(), s.v.data(), n_visible, hd, scale, s.scores.data(), oh);
-          continue;
-        }
-        // scores[t] = scale * <q, k_t> for the visible positions, then softmax.
-        std::span<float> scores(s.scores.data(), static_cast<size_t>(n_visible));
-        for (int64_t t = 0; t < n_visible; ++t)
-          scores[static_cast<size_t>(t)] =
-              scale * dot(reinterpret_cast<const std::byte*>(qh),
-                          reinterpret_cast<const std::byte*>(s.k.data() + t * hd), hd);
-        softmax(scores);
-        // out = sum_t p_t v_t
-        std::fill(oh, oh + hd, 0.0f);
-        for (int64_t t = 0; t < n_visible; ++t) {
-          const float p = scores[static_cast<size_t>(t)];
-          const float* vt = s.v.data() + t * hd;
-          for (int32_t i = 0; i < hd; ++i) oh[i] += p * vt[i];
-        }
-      }
-    }
+  // The caller's task list (the workers see it through this reference, not their own).
+  thread_local std::vector<Task> plan;
+  std::vector<Task>& tasks = plan;
+  plan_tasks(positions, seqs, kv.num_kv_heads, pool.num_threads(),
+             std::max<int64_t>(1, kTaskAccFloats / (int64_t{group} * hd)), tasks);
+  pool.run(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
+    run_task(tasks[static_cast<size_t>(i)], q, positions, num_heads, kv, seqs, scale, out, kern);
   });
 }
 

@@ -1,14 +1,16 @@
-// AVX2 + FMA attention of one query head over contiguous F32 keys and values (the inner loop of
-// paged_attention): q·k for four keys at a time, a vectorised exp for the softmax, and the value
-// sum with the output kept in registers 64 values at a time. Each row's result depends only on
-// its own q, keys and values, never on the other rows of the call.
-#include "kernels/cpu/attention_rows.h"
+// AVX2 + FMA attention tile step (see attention_tile.h): the scores of 8 keys at a time, each
+// key its own accumulator over head_dim and one reduction tree for the 8 (so a score is the same
+// in every lane and every tile), a vectorised exp, and the value sum with 64 output values at a
+// time in registers. Plus the F16C conversion of a cache row for the tiles of an F16 cache.
+#include "kernels/cpu/attention_tile.h"
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 
 namespace kernels {
 
@@ -48,76 +50,97 @@ inline __m256 exp_nonpositive(__m256 x) {
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
-// q · k for one key (hd a multiple of 8).
-inline float dot1(const float* q, const float* k, int32_t hd) {
-  __m256 a = _mm256_setzero_ps();
-  for (int32_t i = 0; i < hd; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(k + i), a);
-  return hsum(a);
+// scale * q·k[j] for the 8 keys k[0..8): lane j = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7))
+// over the 8 lanes x of key j's accumulator, the same sum for every lane.
+inline __m256 scores8(const float* q, const float* const* k, int32_t hd, __m256 scale) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  const float *k0 = k[0], *k1 = k[1], *k2 = k[2], *k3 = k[3], *k4 = k[4], *k5 = k[5], *k6 = k[6], *k7 = k[7];
+  for (int32_t i = 0; i < hd; i += 8) {
+    const __m256 qi = _mm256_loadu_ps(q + i);
+    a0 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k0 + i), a0);
+    a1 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k1 + i), a1);
+    a2 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k2 + i), a2);
+    a3 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k3 + i), a3);
+    a4 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k4 + i), a4);
+    a5 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k5 + i), a5);
+    a6 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k6 + i), a6);
+    a7 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k7 + i), a7);
+  }
+  const __m256 h0123 = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+  const __m256 h4567 = _mm256_hadd_ps(_mm256_hadd_ps(a4, a5), _mm256_hadd_ps(a6, a7));
+  const __m256 lo = _mm256_permute2f128_ps(h0123, h4567, 0x20);
+  const __m256 hi = _mm256_permute2f128_ps(h0123, h4567, 0x31);
+  return _mm256_mul_ps(_mm256_add_ps(lo, hi), scale);
+}
+
+// acc[0..8*W) = acc * c + sum_{t<n} p[t] v[t][0..8*W), with W eight-float registers.
+template <int W>
+inline void accumulate(const float* p, const float* const* v, int32_t n, int32_t col, bool rescale, float c,
+                       float* acc) {
+  __m256 a[W];
+  const __m256 cv = _mm256_set1_ps(c);
+  for (int i = 0; i < W; ++i) {
+    a[i] = _mm256_loadu_ps(acc + col + 8 * i);
+    if (rescale) a[i] = _mm256_mul_ps(a[i], cv);
+  }
+  for (int32_t t = 0; t < n; ++t) {
+    const __m256 pt = _mm256_set1_ps(p[t]);
+    const float* vt = v[t] + col;
+    for (int i = 0; i < W; ++i) a[i] = _mm256_fmadd_ps(pt, _mm256_loadu_ps(vt + 8 * i), a[i]);
+  }
+  for (int i = 0; i < W; ++i) _mm256_storeu_ps(acc + col + 8 * i, a[i]);
 }
 
 }  // namespace
 
-void avx2_attend_rows(const float* q, const float* k, const float* v, int64_t n, int32_t hd, float scale,
-                      float* scores, float* out) {
-  // scores[t] = scale * q · k_t, four keys per pass over q (each key its own accumulator, so a
-  // score is the same whichever group of four it falls in).
-  int64_t t = 0;
-  for (; t + 4 <= n; t += 4) {
-    const float* k0 = k + t * hd;
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    for (int32_t i = 0; i < hd; i += 8) {
-      const __m256 qi = _mm256_loadu_ps(q + i);
-      a0 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k0 + i), a0);
-      a1 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k0 + hd + i), a1);
-      a2 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k0 + 2 * hd + i), a2);
-      a3 = _mm256_fmadd_ps(qi, _mm256_loadu_ps(k0 + 3 * hd + i), a3);
-    }
-    scores[t] = scale * hsum(a0);
-    scores[t + 1] = scale * hsum(a1);
-    scores[t + 2] = scale * hsum(a2);
-    scores[t + 3] = scale * hsum(a3);
+void avx2_attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd, float scale,
+                      OnlineSoftmax& state) {
+  static_assert(kAttentionTile == 16, "two groups of 8 keys");
+  const __m256 sc = _mm256_set1_ps(scale);
+  const __m256 lanes = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 nv = _mm256_set1_ps(static_cast<float>(n));
+  const __m256 neg_inf = _mm256_set1_ps(-INFINITY);
+  // Scores of keys 0..7 and, when the row sees them, 8..15; keys at or past n masked off.
+  const __m256 mask0 = _mm256_cmp_ps(lanes, nv, _CMP_LT_OQ);
+  const __m256 s0 = _mm256_blendv_ps(neg_inf, scores8(q, tile.k, hd, sc), mask0);
+  __m256 mask1 = _mm256_setzero_ps(), s1 = neg_inf;
+  if (n > 8) {
+    mask1 = _mm256_cmp_ps(_mm256_add_ps(lanes, _mm256_set1_ps(8)), nv, _CMP_LT_OQ);
+    s1 = _mm256_blendv_ps(neg_inf, scores8(q, tile.k + 8, hd, sc), mask1);
   }
-  for (; t < n; ++t) scores[t] = scale * dot1(q, k + t * hd, hd);
+  // New running max; the old sum and output scale by e^(old max - new max) when it grew.
+  const float tile_max = hmax(_mm256_max_ps(s0, s1));
+  const bool rescale = tile_max > state.max;
+  float c = 1.0f;
+  if (rescale) {
+    c = state.max == -INFINITY
+            ? 0.0f
+            : _mm_cvtss_f32(_mm256_castps256_ps128(exp_nonpositive(_mm256_set1_ps(state.max - tile_max))));
+    state.max = tile_max;
+  }
+  const __m256 mv = _mm256_set1_ps(state.max);
+  const __m256 p0 = _mm256_and_ps(exp_nonpositive(_mm256_sub_ps(s0, mv)), mask0);
+  const __m256 p1 = _mm256_and_ps(exp_nonpositive(_mm256_sub_ps(s1, mv)), mask1);
+  state.sum = state.sum * c + hsum(_mm256_add_ps(p0, p1));
+  alignas(32) float p[kAttentionTile];
+  _mm256_store_ps(p, p0);
+  _mm256_store_ps(p + 8, p1);
+  // acc = acc * c + sum_t p_t v_t, 64 columns at a time.
+  int32_t col = 0;
+  for (; col + 64 <= hd; col += 64) accumulate<8>(p, tile.v, n, col, rescale, c, state.acc);
+  for (; col < hd; col += 8) accumulate<1>(p, tile.v, n, col, rescale, c, state.acc);
+}
 
-  // Softmax: max, e^(s - max), sum; the 1/sum is applied to the output.
-  __m256 m8 = _mm256_set1_ps(scores[0]);
-  t = 0;
-  for (; t + 8 <= n; t += 8) m8 = _mm256_max_ps(m8, _mm256_loadu_ps(scores + t));
-  float max = hmax(m8);
-  for (; t < n; ++t) max = std::max(max, scores[t]);
-  const __m256 mv = _mm256_set1_ps(max);
-  __m256 s8 = _mm256_setzero_ps();
-  t = 0;
-  for (; t + 8 <= n; t += 8) {
-    const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(scores + t), mv));
-    _mm256_storeu_ps(scores + t, e);
-    s8 = _mm256_add_ps(s8, e);
-  }
-  float sum = hsum(s8);
-  if (t < n) {
-    alignas(32) float tail[8] = {};
-    const int64_t rest = n - t;
-    for (int64_t i = 0; i < 8; ++i) tail[i] = i < rest ? scores[t + i] - max : -100.0f;
-    _mm256_store_ps(tail, exp_nonpositive(_mm256_load_ps(tail)));
-    for (int64_t i = 0; i < rest; ++i) {
-      scores[t + i] = tail[i];
-      sum += tail[i];
-    }
-  }
-  const __m256 inv = _mm256_set1_ps(1.0f / sum);
+void avx2_finish(const OnlineSoftmax& state, int32_t hd, float* out) {
+  const __m256 inv = _mm256_set1_ps(1.0f / state.sum);
+  for (int32_t i = 0; i < hd; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(state.acc + i), inv));
+}
 
-  // out = (sum_t p_t v_t) / sum, 64 output values at a time in eight accumulators.
-  for (int32_t c = 0; c < hd; c += 64) {
-    const int32_t width = std::min(64, hd - c);
-    __m256 acc[8];
-    for (int i = 0; i < 8; ++i) acc[i] = _mm256_setzero_ps();
-    for (int64_t u = 0; u < n; ++u) {
-      const __m256 p = _mm256_set1_ps(scores[u]);
-      const float* vu = v + u * hd + c;
-      for (int i = 0; i < width / 8; ++i) acc[i] = _mm256_fmadd_ps(p, _mm256_loadu_ps(vu + 8 * i), acc[i]);
-    }
-    for (int i = 0; i < width / 8; ++i) _mm256_storeu_ps(out + c + 8 * i, _mm256_mul_ps(acc[i], inv));
-  }
+void avx2_f16_to_f32(const std::byte* src, float* dst, int32_t n) {
+  for (int32_t i = 0; i < n; i += 8)
+    _mm256_storeu_ps(dst + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
 }
 
 bool avx2_attention_built() {
@@ -130,7 +153,9 @@ bool avx2_attention_built() {
 
 namespace kernels {
 
-void avx2_attend_rows(const float*, const float*, const float*, int64_t, int32_t, float, float*, float*) {}
+void avx2_attend_tile(const float*, const KvTile&, int32_t, int32_t, float, OnlineSoftmax&) {}
+void avx2_finish(const OnlineSoftmax&, int32_t, float*) {}
+void avx2_f16_to_f32(const std::byte*, float*, int32_t) {}
 
 bool avx2_attention_built() {
   return false;
