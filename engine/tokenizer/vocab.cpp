@@ -33,6 +33,12 @@ const TextList kFimMidTexts = {"<|fim_middle|>", "<fim-middle>", "<fim_middle>",
 const TextList kFimPadTexts = {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"};
 const TextList kFimRepTexts = {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"};
 const TextList kFimSepTexts = {"<|file_sep|>"};
+// "</s>" is deliberately absent (newer llama.cpp builds list it, for PaddleOCR): the reference
+// llama.cpp build and the Hugging Face tokenizers leave a "</s>" that the vocabulary does not mark
+// as control as it is. Phi-3's "</s>" is a user-defined token (split out of any text,
+// special tokens parsed or not, and swallowing the whitespace after it) and Qwen's is a normal BPE
+// token; making it control would leave Phi-3's spelled out as text and make Qwen's a single id.
+// Where "</s>" is the EOS (Llama 2, Mistral) it is an end of generation as the EOS anyway.
 const TextList kEogTexts = {"<|eot_id|>",
                             "<|im_end|>",
                             "<|end|>",
@@ -42,7 +48,6 @@ const TextList kEogTexts = {"<|eot_id|>",
                             "<|calls|>",
                             "<end_of_turn>",
                             "<|endoftext|>",
-                            "</s>",
                             "<|eom_id|>",
                             "<EOT>",
                             "_<EOT>",
