@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets into OUT/<target>/ from the committed seeds in
 fuzz/corpus/<target>/ and the shared test data (FENs and EPD lines of the perft suites, the
-tokenizer test texts for each vocabulary, and two tiny GGUF models built here: a llama with a
+tokenizer test texts for each vocabulary, the example and test configs (configs/,
+tests/data/configs/), and two tiny GGUF models built here: a llama with a
 SentencePiece vocabulary in f32 and one in q8_0, small enough for libFuzzer to mutate quickly).
 
 Usage: fuzz/make_seeds.py TESTDATA OUT
@@ -157,6 +158,13 @@ def main():
         for j, text in enumerate(read_inp(inp)[:40]):
             selector = i + 5 * (j % 4)  # add_special / parse_special vary too
             put(os.path.join(out, "tokenizer_fuzzer"), bytes([selector]) + text.encode("utf-8", "surrogateescape"))
+    # The shipped example configs and the config tests' files (valid and invalid ones).
+    repo = os.path.dirname(here)
+    for folder in (os.path.join(repo, "configs"), os.path.join(repo, "tests", "data", "configs")):
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".yaml"):
+                with open(os.path.join(folder, name), "rb") as f:
+                    put(os.path.join(out, "config_fuzzer"), f.read())
     for target in ("gguf_fuzzer", "model_config_fuzzer"):
         put(os.path.join(out, target), tiny_llama(0))
         put(os.path.join(out, target), tiny_llama(8))

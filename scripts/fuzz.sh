@@ -7,12 +7,17 @@
 # separate build (build-fuzz/, -DARENA_FUZZ=ON, ccache) that compiles only the fuzz targets and
 # the libraries they link, seeds each corpus from fuzz/corpus/ and ../shared/testdata
 # (fuzz/make_seeds.py), and runs each target for SECONDS with a memory bound (-rss_limit_mb,
-# -malloc_limit_mb) and a per-input time limit. The growing corpus stays in build-fuzz/corpus/.
+# -malloc_limit_mb), a per-input time limit and, where fuzz/dict/<target>.dict exists, that
+# dictionary of the format's words. The growing corpus stays in build-fuzz/corpus/.
 # A crash (or leak, timeout, out-of-memory) is saved as build-fuzz/crashes/<target>-<kind>-<sha>
 # with a .sh file beside it holding the command that reproduces it; the script then exits 1.
 # A summary line per target gives executions, coverage (edges) and features.
 # Environment: ARENA_FUZZ_BUILD (build folder), ARENA_FUZZ_JOBS (build parallelism, default nproc),
-# ARENA_TESTDATA (test data folder), ARENA_FUZZ_RSS_MB (default 2048), ARENA_FUZZ_MALLOC_MB (512).
+# ARENA_FUZZ_MALLOC_CONTEXT (ASan's malloc_context_size while fuzzing, default 0: recording each
+# allocation's stack was ~10% of the time; the saved reproducer runs with ASan's full default),
+# ARENA_TESTDATA (test data folder), ARENA_FUZZ_RSS_MB (default 2048), ARENA_FUZZ_MALLOC_MB (512),
+# ARENA_FUZZ_RUNS (stop a target after this many executions, or SECONDS, whichever comes first:
+# the long runs of docs/reliability.md use ARENA_FUZZ_RUNS=1000000 with a generous SECONDS).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -25,7 +30,8 @@ source scripts/testdata.sh
 arena_find_testdata "$root"
 
 all_targets=(chess_fen_fuzzer janggi_fen_fuzzer epd_fuzzer move_fuzzer pgn_fuzzer gguf_fuzzer
-  model_config_fuzzer tokenizer_fuzzer chat_template_fuzzer cli_values_fuzzer)
+  model_config_fuzzer tokenizer_fuzzer chat_template_fuzzer cli_values_fuzzer config_fuzzer
+  uci_output_fuzzer openai_json_fuzzer http_ws_fuzzer)
 if [[ $target == all ]]; then
   targets=("${all_targets[@]}")
 elif [[ " ${all_targets[*]} " == *" $target "* ]]; then
@@ -70,9 +76,12 @@ for t in "${targets[@]}"; do
   mkdir -p "$artifacts"
   args=(-max_total_time="$seconds" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$malloc_mb" -timeout=10
     -max_len=131072 -print_final_stats=1 -artifact_prefix="$artifacts")
+  [[ -n ${ARENA_FUZZ_RUNS:-} ]] && args+=(-runs="$ARENA_FUZZ_RUNS")
+  [[ -f fuzz/dict/$t.dict ]] && args+=(-dict="fuzz/dict/$t.dict")
   set +e
   ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-19/bin/llvm-symbolizer \
-    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:malloc_context_size=${ARENA_FUZZ_MALLOC_CONTEXT:-0} \
+    UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/fuzz/$t" "${args[@]}" "$corpus" "$seeds/$t" >"$log" 2>&1
   rc=$?
   set -e

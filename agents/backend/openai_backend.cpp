@@ -11,6 +11,7 @@
 #include <set>
 
 #include "agents/backend/http_client.h"
+#include "agents/backend/openai_answer.h"
 
 namespace agents::backend {
 
@@ -269,51 +270,26 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
     const int status = r->status;
     if (status == 429 || status == 503 || status == 502 || status == 504)
       return retry_or_fail(op, fmt::format("{}: server answered {}", where, status));
-    auto parsed = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
     if (status != 200) {
-      std::string detail;
-      if (!parsed.is_discarded() && parsed.contains("error")) {
-        const auto& e = parsed["error"];
-        detail = e.is_object() && e.contains("message") && e["message"].is_string()
-                     ? e["message"].get<std::string>()
-                     : e.dump();
-      } else {
-        detail = r->body.substr(0, 200);
-      }
-      std::string message = fmt::format("{}: server answered {}: {}", where, status, detail);
+      std::string message =
+          fmt::format("{}: server answered {}: {}", where, status, openai_error_detail(r->body));
       if (status == 401 || status == 403)
         message += config_.api_key_env.empty() ? " (no API key is set: name its variable in api_key_env)"
                                                : fmt::format(" (check the key in ${})", config_.api_key_env);
       return complete(op, failure(*op, FailureKind::BackendError, std::move(message)));
     }
+    auto answer = parse_openai_answer(r->body, config_.endpoint);
+    if (!answer)
+      return complete(op,
+                      failure(*op, FailureKind::BackendError, fmt::format("{}: {}", where, answer.error())));
     CompletionResult out;
     out.prompt_text = prompt_text(*op);
-    try {
-      if (parsed.is_discarded()) throw std::runtime_error("the body is not JSON");
-      const auto& choice = parsed.at("choices").at(0);
-      if (config_.endpoint == Endpoint::Chat) {
-        const auto& content = choice.at("message").at("content");
-        out.text = content.is_string() ? content.get<std::string>() : std::string();
-      } else {
-        out.text = choice.at("text").get<std::string>();
-      }
-      const auto reason = choice.value("finish_reason", json()).is_string()
-                              ? choice["finish_reason"].get<std::string>()
-                              : std::string();
-      out.truncated = reason == "length";
-      out.stopped_at_stop_string = reason == "stop";
-      if (parsed.contains("usage") && parsed["usage"].is_object()) {
-        const auto& u = parsed["usage"];
-        out.num_prompt_tokens = u.value("prompt_tokens", 0);
-        out.num_completion_tokens = u.value("completion_tokens", 0);
-        if (u.contains("prompt_tokens_details") && u["prompt_tokens_details"].is_object())
-          out.num_cached_tokens = u["prompt_tokens_details"].value("cached_tokens", 0);
-      }
-    } catch (const std::exception& e) {
-      return complete(op, failure(*op, FailureKind::BackendError,
-                                  fmt::format("{}: unreadable answer ({}): {}", where, e.what(),
-                                              r->body.substr(0, 200))));
-    }
+    out.text = std::move(answer->text);
+    out.truncated = answer->truncated;
+    out.stopped_at_stop_string = answer->stopped_at_stop_string;
+    out.num_prompt_tokens = answer->num_prompt_tokens;
+    out.num_completion_tokens = answer->num_completion_tokens;
+    out.num_cached_tokens = answer->num_cached_tokens;
     out.queue_seconds = std::chrono::duration<double>(op->started - op->submitted).count();
     out.ttft_seconds = seconds_since(op->submitted);  // not streamed: the whole answer arrives at once
     out.total_seconds = out.ttft_seconds;

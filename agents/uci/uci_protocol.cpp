@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace agents::uci {
 namespace {
@@ -26,6 +27,8 @@ std::optional<int32_t> to_int(std::string_view text) {
   int32_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  // -2^31 has no negation: the adjudication negates scores and takes their absolute value.
+  if (value == std::numeric_limits<int32_t>::min()) return std::nullopt;
   return value;
 }
 

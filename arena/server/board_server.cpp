@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "arena/server/beast_request.h"
 #include "arena/server/engine_sampler.h"
 
 namespace arena::server {
@@ -227,18 +228,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       ws->run(std::move(req));
       return;
     }
-    HttpRequest request;
-    request.method = std::string(req.method_string());
-    request.target = std::string(req.target());
-    const size_t q = request.target.find('?');
-    request.path = request.target.substr(0, q);
-    request.query = q == std::string::npos ? "" : request.target.substr(q + 1);
-    request.body = std::move(req.body());
-    for (const auto& field : req) {
-      std::string name(field.name_string());
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      request.headers.emplace_back(std::move(name), std::string(field.value()));
-    }
+    const HttpRequest request = to_http_request(req);
     RouteResult result = state_.router->route(request);
     if (!result.async) return send(std::move(result.response));
     // No socket operation is pending while the response is produced: the session holds itself

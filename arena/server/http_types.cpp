@@ -28,7 +28,9 @@ std::optional<std::string> HttpRequest::query_param(std::string_view name) const
 HttpResponse json_error(int status, std::string_view message) {
   HttpResponse r;
   r.status = status;
-  r.body = nlohmann::json{{"error", std::string(message)}}.dump();
+  // A message may quote request bytes (the path) that are not UTF-8: replaced, never thrown on.
+  r.body = nlohmann::json{{"error", std::string(message)}}.dump(-1, ' ', false,
+                                                                nlohmann::json::error_handler_t::replace);
   return r;
 }
 

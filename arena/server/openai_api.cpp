@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <climits>
 #include <memory>
 #include <mutex>
 
@@ -45,7 +46,8 @@ HttpResponse openai_error(int status, std::string_view message, std::string_view
                 {"code", status}};
   HttpResponse r;
   r.status = status;
-  r.body = json{{"error", error}}.dump();
+  // A message may quote a request path that is not UTF-8: replaced, never thrown on.
+  r.body = json{{"error", error}}.dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 
@@ -104,8 +106,8 @@ std::expected<OpenAiApi::Parsed, HttpResponse> OpenAiApi::parse(const json& body
         content = c;
       } else if (c.is_array()) {
         for (const json& part : c) {
-          if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
-              !part["text"].is_string())
+          if (!part.is_object() || !part.contains("type") || part["type"] != "text" ||
+              !part.contains("text") || !part["text"].is_string())
             return bad("messages", "message content parts must be {\"type\": \"text\", \"text\": ...}");
           content += part["text"].get<std::string>();
         }
@@ -180,7 +182,8 @@ std::expected<OpenAiApi::Parsed, HttpResponse> OpenAiApi::parse(const json& body
   if (auto e = number("top_p", 1e-9, 1, s.top_p)) return std::unexpected(*e);
   if (auto e = number("min_p", 0, 1, s.min_p)) return std::unexpected(*e);
   if (body.contains("top_k") && !body["top_k"].is_null()) {
-    if (!body["top_k"].is_number_integer() || body["top_k"].get<int64_t>() < -1)
+    if (!body["top_k"].is_number_integer() || body["top_k"].get<int64_t>() < -1 ||
+        body["top_k"].get<int64_t>() > INT32_MAX)
       return bad("top_k", "'top_k' must be an integer (-1 or 0 = all tokens)");
     s.top_k = std::max<int32_t>(0, body["top_k"].get<int32_t>());
   }
@@ -191,6 +194,7 @@ std::expected<OpenAiApi::Parsed, HttpResponse> OpenAiApi::parse(const json& body
   if (body.contains("stop") && !body["stop"].is_null()) {
     const json& stop = body["stop"];
     if (stop.is_string()) {
+      if (stop.get<std::string>().empty()) return bad("stop", "'stop' strings must be non-empty");
       s.stop.push_back(stop);
     } else if (stop.is_array()) {
       for (const json& x : stop) {
@@ -212,7 +216,9 @@ std::expected<OpenAiApi::Parsed, HttpResponse> OpenAiApi::parse(const json& body
                                                   : body.value("logprobs", json()).is_number())
     return bad("logprobs", "logprobs are not supported");
   if (body.contains("priority")) {
-    if (!body["priority"].is_number_integer()) return bad("priority", "'priority' must be an integer");
+    if (!body["priority"].is_number_integer() || body["priority"].get<int64_t>() < INT32_MIN ||
+        body["priority"].get<int64_t>() > INT32_MAX)
+      return bad("priority", "'priority' must be a 32-bit integer");
     req.priority = body["priority"];
   }
 
@@ -246,8 +252,12 @@ std::expected<OpenAiApi::Parsed, HttpResponse> OpenAiApi::parse(const json& body
     if (!body["stream"].is_boolean()) return bad("stream", "'stream' must be a boolean");
     p.stream = body["stream"];
   }
-  if (body.contains("stream_options") && body["stream_options"].is_object())
-    p.include_usage = body["stream_options"].value("include_usage", false);
+  if (body.contains("stream_options") && body["stream_options"].is_object()) {
+    const json usage = body["stream_options"].value("include_usage", json());
+    if (!usage.is_null() && !usage.is_boolean())
+      return bad("stream_options", "'stream_options.include_usage' must be a boolean");
+    p.include_usage = usage.is_boolean() && usage.get<bool>();
+  }
   return p;
 }
 
