@@ -1,5 +1,6 @@
 // The kernel benchmark behind `arena bench kernels`: the CPU matmul of every weight type arena can write
-// (f32, f16, bf16, q8_0, q5_0, q4_K, q6_K) on an R x C matrix (default 896 x 4864, Qwen2.5-0.5B's ffn_down):
+// (f32, f16, bf16, q8_0, q5_0, q4_K, q6_K) on an R x C matrix (default 896 x 4864, Qwen2.5-0.5B's ffn_down),
+// in the layout model loading gives it (kernels::repack_for_matmul where the CPU has one):
 //   decode  — one activation row against copies of the matrix filling M MiB (more than the
 //             caches), taken in turn as a forward pass takes its layers: weight GB/s, as a
 //             fraction of the memory read bandwidth;
@@ -86,7 +87,22 @@ std::vector<std::byte> make_matrix(GgmlType type, int64_t rows, int64_t cols, st
 TypeFigures measure_type(GgmlType type, const KernelBenchOptions& f, kernels::ThreadPool& pool,
                          std::mt19937& rng) {
   TypeFigures out{type};
-  const auto one = make_matrix(type, f.rows, f.cols, rng);
+  auto one = make_matrix(type, f.rows, f.cols, rng);
+  // In the layout the engine's model loading gives it (repacked where this CPU's matmul has a
+  // faster layout, unless ARENA_NO_REPACK=1), so the figures are what a forward pass runs.
+  kernels::MatrixView layout = kernels::matrix_view(one.data(), type, f.rows, f.cols);
+  const char* no_repack = std::getenv("ARENA_NO_REPACK");
+  if (const size_t bytes = kernels::repacked_bytes(layout);
+      bytes > 0 && (no_repack == nullptr || std::strcmp(no_repack, "1") != 0)) {
+    std::vector<std::byte> packed(bytes);
+    layout = kernels::repack_for_matmul(layout, packed.data());
+    one = std::move(packed);  // the vector's buffer moves with it: layout still points into it
+  }
+  const auto view_at = [&](const std::byte* data) {
+    kernels::MatrixView v = layout;
+    v.data = data;
+    return v;
+  };
   // Enough copies to fill the weight budget, so decode reads from memory, not from a cache.
   const size_t copies = std::max<size_t>(1, (static_cast<size_t>(f.weights_mib) << 20) / one.size());
   std::vector<std::byte> all(one.size() * copies);
@@ -98,13 +114,13 @@ TypeFigures measure_type(GgmlType type, const KernelBenchOptions& f, kernels::Th
 
   const double decode = best_time(f.seconds, [&] {
     for (size_t c = 0; c < copies; ++c) {
-      const auto w = kernels::matrix_view(all.data() + c * one.size(), type, f.rows, f.cols);
+      const auto w = view_at(all.data() + c * one.size());
       kernels::matmul(w, std::span(x).first(static_cast<size_t>(f.cols)), 1,
                       std::span(y).first(static_cast<size_t>(f.rows)), pool);
     }
   });
   out.decode_gbs = static_cast<double>(all.size()) / decode / 1e9;
-  const auto w = kernels::matrix_view(one.data(), type, f.rows, f.cols);
+  const auto w = view_at(one.data());
   const double batched = best_time(f.seconds, [&] { kernels::matmul(w, x, f.batch, y, pool); });
   out.batched_gflops = 2.0 * static_cast<double>(f.rows * f.cols * f.batch) / batched / 1e9;
   return out;
