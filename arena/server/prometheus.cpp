@@ -122,8 +122,9 @@ std::string render_prometheus(std::span<const tournament::EngineSource> engines,
               [](const M& m) -> const engine::Histogram& { return m.e2e_latency; });
   w.histogram("arena:request_queue_time_seconds", "Time from submit to first scheduled.",
               [](const M& m) -> const engine::Histogram& { return m.queue_time; });
-  // The engine counts sequences per step, not tokens per step (vLLM's iteration_tokens_total):
-  // exported under its own name rather than a misleading one.
+  w.histogram("arena:iteration_tokens_total", "Tokens (prompt chunks and decodes) in one engine step.",
+              [](const M& m) -> const engine::Histogram& { return m.iteration_tokens; });
+  // Not one of vLLM's: the sequences per step, beside the tokens.
   w.histogram("arena:iteration_sequences", "Sequences in one engine step (batch size).",
               [](const M& m) -> const engine::Histogram& { return m.batch_size; });
 

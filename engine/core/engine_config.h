@@ -33,6 +33,14 @@ struct SchedulerConfig {
   // over more tokens, and a tick's prompts finish prefill in fewer steps, so fewer decodes sit
   // through them (docs/benchmarks.md); a smaller budget shortens the steps decodes wait for.
   int32_t max_num_batched_tokens = 2048;
+  // Prompt tokens (prefill and recompute chunks; one-token decodes do not count) one step takes at
+  // most, given to the most urgent sequences first. On a CPU a step costs about its token count, so
+  // a step that prefills every waiting prompt at once makes each of them wait for all the others'
+  // prompts before its first token; short prefill steps let the earliest-deadline requests answer,
+  // and decode beside the later ones' prefill, in deadline order. 256 tokens keep a step's fixed
+  // cost (one pass over the weights) to a few percent of its time on the CPU kernels; raise it
+  // where a step costs little more for more tokens (a GPU). 0 = no cap but max_num_batched_tokens.
+  int32_t max_prefill_tokens = 256;
   int32_t max_queue = 1024;  // waiting requests at most; submit fails beyond it
 };
 

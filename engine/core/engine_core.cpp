@@ -298,6 +298,7 @@ std::vector<RequestOutput> EngineCore::step() {
     metrics_.kv_blocks_peak = std::max(metrics_.kv_blocks_peak, pool_.num_used());
     ++metrics_.num_steps;
     metrics_.batch_size.observe(static_cast<double>(out.seqs.size()));
+    metrics_.iteration_tokens.observe(static_cast<double>(out.num_batched_tokens));
 
     const size_t vocab = static_cast<size_t>(runner_.vocab_size());
     size_t row = 0;

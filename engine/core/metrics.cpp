@@ -44,4 +44,8 @@ std::vector<double> batch_size_buckets() {
   return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 }
 
+std::vector<double> iteration_tokens_buckets() {
+  return {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+}
+
 }  // namespace engine

@@ -1,5 +1,5 @@
 // Serving metrics, named after vLLM's: queue sizes, KV block usage, prefix-cache queries and
-// hits (in tokens), preemptions, token counts, latency and batch-size histograms, deadline
+// hits (in tokens), preemptions, token counts, latency, batch-size and tokens-per-step histograms, deadline
 // misses. The engine thread updates one MetricsSnapshot; callers get copies.
 #pragma once
 
@@ -29,6 +29,8 @@ struct Histogram {
 std::vector<double> latency_buckets();
 // Bucket bounds for per-step batch sizes (1 .. 1024).
 std::vector<double> batch_size_buckets();
+// Bucket bounds for tokens per step, vLLM's for iteration_tokens_total (1 .. 16384).
+std::vector<double> iteration_tokens_buckets();
 
 struct MetricsSnapshot {
   int32_t num_requests_running = 0;
@@ -56,6 +58,8 @@ struct MetricsSnapshot {
   Histogram queue_time = Histogram::with_bounds(latency_buckets());
   Histogram e2e_latency = Histogram::with_bounds(latency_buckets());
   Histogram batch_size = Histogram::with_bounds(batch_size_buckets());  // sequences per step
+  // Tokens per step (prompt chunks + decodes), as vLLM's iteration_tokens_total.
+  Histogram iteration_tokens = Histogram::with_bounds(iteration_tokens_buckets());
 
   // Fraction of KV blocks in use (0..1).
   double kv_usage() const { return kv_blocks_total ? double(kv_blocks_used) / kv_blocks_total : 0.0; }

@@ -76,6 +76,8 @@ bool Scheduler::may_admit() const {
 SchedulerOutput Scheduler::schedule() {
   SchedulerOutput out;
   int32_t budget = config_.max_num_batched_tokens;
+  // Prompt tokens this step may still take (decodes are not counted).
+  int32_t prefill_left = config_.max_prefill_tokens > 0 ? config_.max_prefill_tokens : budget;
   admission_->begin_step(num_waiting(), num_running());
   if (admission_->displaces() && !waiting_.empty()) displace_for(*next_waiting(), out);
 
@@ -87,16 +89,39 @@ SchedulerOutput Scheduler::schedule() {
     if (waiting_.empty()) return;  // nobody to defer
     for (BlockHash h : kv_.hashes_completed_by(seq, seq.num_computed_tokens + n)) in_flight.insert(h);
   };
+  // The tokens `seq` gets now: all it lacks, within the step's budget and, for a prompt chunk
+  // (more than the one token a decode computes), within the prompt tokens left.
+  auto grant = [&](int32_t lacking) {
+    const int32_t n = std::min(lacking, budget);
+    return lacking > 1 ? std::min(n, prefill_left) : n;
+  };
+  auto record = [&](Sequence* seq, int32_t n, bool prompt_chunk) {
+    note_in_flight(*seq, n);
+    out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
+    budget -= n;
+    if (prompt_chunk) prefill_left -= n;
+  };
 
-  // Running sequences, most urgent first; victims of preemption come from the back.
+  // Running sequences, most urgent first; victims of preemption come from the back. A running
+  // sequence's prompt chunk yields to waiting sequences that outrank it (an earlier deadline
+  // arrived while it was being prefilled): they are admitted first and it takes what is left.
+  std::vector<Sequence*> yielded;
+  const bool may_yield = admission_->displaces();
   for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
     Sequence* seq = running_[i];
-    const int32_t n = std::min(seq->num_uncomputed_tokens(), budget);
-    assert(n > 0 && "a running sequence always has its last token to compute");
+    const int32_t lacking = seq->num_uncomputed_tokens();
+    assert(lacking > 0 && "a running sequence always has its last token to compute");
+    if (lacking > 1 && may_yield && may_admit() && !waiting_.empty() && outranks(*next_waiting(), *seq)) {
+      yielded.push_back(seq);
+      continue;
+    }
+    const int32_t n = grant(lacking);
+    if (n == 0) continue;  // no prompt tokens left this step; decodes behind it still run
     bool scheduled = true;
     while (!kv_.allocate_slots(*seq, n)) {
       Sequence* victim = running_.back();
       running_.pop_back();
+      std::erase(yielded, victim);
       preempt(victim, out.preempted);
       if (victim == seq) {
         scheduled = false;
@@ -104,21 +129,20 @@ SchedulerOutput Scheduler::schedule() {
       }
     }
     if (!scheduled) break;
-    note_in_flight(*seq, n);
-    out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
-    budget -= n;
+    record(seq, n, lacking > 1);
   }
 
   // Admissions, only in steps without preemption for want of blocks.
   for (auto it = waiting_.begin();
-       out.preempted.empty() && it != waiting_.end() && budget > 0 && may_admit();) {
+       out.preempted.empty() && it != waiting_.end() && budget > 0 && prefill_left > 0 && may_admit();) {
     Sequence* seq = *it;
     const CachedPrefix hit = kv_.find_cached_prefix(*seq);
     if (const auto next = kv_.next_block_hash(*seq, hit); next && in_flight.contains(*next)) {
       ++it;  // its next block is being computed now: admit it next step, as a cache hit
       continue;
     }
-    const int32_t n = std::min(seq->num_tokens() - hit.num_tokens, budget);
+    const int32_t lacking = seq->num_tokens() - hit.num_tokens;
+    const int32_t n = grant(lacking);
     if (!kv_.allocate_slots(*seq, n, &hit)) break;  // head of line waits for free blocks
     it = waiting_.erase(it);
     seq->num_computed_tokens = hit.num_tokens;
@@ -131,10 +155,17 @@ SchedulerOutput Scheduler::schedule() {
     }
     admission_->on_admit();
     insert_running(seq);
-    note_in_flight(*seq, n);
     out.admitted.push_back(seq->id());
-    out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
-    budget -= n;
+    record(seq, n, lacking > 1);
+  }
+
+  // The prompt chunks that yielded, most urgent first, with what is left. No preemption here:
+  // a chunk that finds no free block waits (displace_for already made room for the waiting
+  // sequences that outrank it, and the running ones behind it may have been scheduled).
+  for (Sequence* seq : yielded) {
+    const int32_t n = grant(seq->num_uncomputed_tokens());
+    if (n == 0 || !kv_.allocate_slots(*seq, n)) break;
+    record(seq, n, true);
   }
   out.num_batched_tokens = config_.max_num_batched_tokens - budget;
   return out;

@@ -2,7 +2,11 @@
 // list, the step's token budget and max_num_seqs, and preemption by recompute when KV blocks
 // run out or a more urgent request cannot start. One rule (vLLM's): each step, every running
 // sequence gets tokens until its num_computed_tokens catches up with its tokens, within the
-// budget; prefill, chunked prefill, decode and prefix hits are one code path. A waiting sequence
+// budget; prefill, chunked prefill, decode and prefix hits are one code path. Prompt chunks
+// also share a smaller per-step allowance (max_prefill_tokens), most urgent first, so that the
+// earliest-deadline requests finish their prefill, answer and decode while later prompts are still
+// being prefilled: requests answer in deadline order rather than all after one huge step; a
+// running prompt chunk yields that allowance to a waiting request that outranks it. A waiting sequence
 // whose next uncached block another computes in the same step waits one step to hit it (as
 // SGLang's in-batch prefix caching), so a shared prompt arriving with many requests is computed
 // once. It asks the KvCacheManager for blocks and never reads block internals.

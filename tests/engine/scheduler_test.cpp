@@ -1,4 +1,5 @@
-// Scheduler: the token budget and chunked prefill, max_num_seqs, deadline/priority/arrival
+// Scheduler: the token budget and chunked prefill, the per-step prompt-token cap (and a running
+// prompt yielding it to a more urgent arrival), max_num_seqs, deadline/priority/arrival
 // order, deferral of a request whose prefix is being computed, preemption by recompute (for
 // blocks, or for a more urgent request), static and sequential modes, and a seeded property
 // test of random submit / cancel / finish events checking that no block leaks and reference
@@ -74,6 +75,49 @@ TEST_CASE("Scheduler fills the token budget with prefill chunks and decodes in o
   out = h.step();
   CHECK(tokens_of(out, 1) == 1);
   CHECK(tokens_of(out, 2) == 1);
+}
+
+TEST_CASE("Scheduler gives a step at most max_prefill_tokens prompt tokens, most urgent first", "[engine]") {
+  SchedulerConfig cfg;  // default budget 2048: only the prompt-token cap limits the step
+  cfg.max_prefill_tokens = 8;
+  Harness h(64, 4, cfg);
+  h.add(1, 6);
+  h.add(2, 6, 100);
+  h.add(3, 6, 200);
+  auto out = h.step();
+  CHECK(tokens_of(out, 1) == 6);
+  CHECK(tokens_of(out, 2) == 2);
+  CHECK(tokens_of(out, 3) == 0);  // admitted in a later step, not in this one
+  CHECK(out.num_batched_tokens == 8);
+  out = h.step();
+  CHECK(tokens_of(out, 1) == 1);  // decodes do not count against the cap
+  CHECK(tokens_of(out, 2) == 4);
+  CHECK(tokens_of(out, 3) == 4);
+  CHECK(out.num_batched_tokens == 9);
+  SECTION("the default cap leaves most of a large tick's prompts for later steps") {
+    Harness big(1024, 16, SchedulerConfig{});
+    for (uint64_t i = 1; i <= 32; ++i) big.add(i, 72, static_cast<TokenId>(1000 * i));
+    const auto first = big.step();
+    CHECK(first.num_batched_tokens == SchedulerConfig{}.max_prefill_tokens);
+    CHECK(first.seqs.size() < 32);
+  }
+}
+
+TEST_CASE("Scheduler's running prompt chunk yields the prompt tokens to a more urgent arrival", "[engine]") {
+  SchedulerConfig cfg;
+  cfg.max_prefill_tokens = 8;
+  Harness h(64, 4, cfg);
+  Sequence* slow = h.add(1, 40);  // no deadline, mid-prefill after one step
+  CHECK(tokens_of(h.step(), 1) == 8);
+  h.add(2, 6, 100, 0, Clock::now() + std::chrono::seconds(1));
+  auto out = h.step();
+  CHECK(out.displaced.empty());
+  CHECK(tokens_of(out, 2) == 6);  // the urgent one first
+  CHECK(tokens_of(out, 1) == 2);  // the rest of the allowance
+  CHECK(slow->status == SeqStatus::Running);
+  out = h.step();
+  CHECK(tokens_of(out, 2) == 1);  // answering
+  CHECK(tokens_of(out, 1) == 8);
 }
 
 TEST_CASE("Scheduler honours max_num_seqs", "[engine]") {
@@ -237,6 +281,7 @@ void random_events(uint64_t seed, int num_events) {
   SchedulerConfig cfg;
   cfg.max_num_seqs = 6;
   cfg.max_num_batched_tokens = 24;
+  cfg.max_prefill_tokens = seed % 2 ? 7 : 0;  // odd seeds: prompt chunks capped (and yielding)
   Harness h(24, 4, cfg);
   std::vector<Sequence*> live;
   uint64_t next_id = 1;
