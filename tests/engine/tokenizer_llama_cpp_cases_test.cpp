@@ -4,8 +4,9 @@
 // (every Unicode space, runs, mixes, a leading space; issue 11's Phi-3 case), special-token
 // texts with whitespace around them (Phi-3's "</s>" is user-defined: split out even when special
 // tokens are not parsed, and it swallows the whitespace after it; Qwen's "</s>" is plain text),
-// and random Unicode strings. scripts/tokenizer_diff.py regenerates the file (it needs an existing
-// llama-tokenize binary).
+// random Unicode strings, and text with codepoints new in Unicode 15.0/15.1 on the byte-level BPE
+// vocabularies (a Unicode 14 category table split them differently). scripts/tokenizer_diff.py regenerates
+// the file (it needs an existing llama-tokenize binary).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -81,6 +82,7 @@ TEST_CASE("Tokenizer matches llama.cpp on whitespace, special-token and Unicode 
   std::map<std::string, size_t> num_cases;
   size_t num_phi3_whitespace_bos = 0;
   size_t num_phi3_end_of_sequence = 0;
+  size_t num_unicode15 = 0;
   for (const Case& c : cases) {
     auto& tokenizer = tokenizers[c.vocab];
     if (!tokenizer) {
@@ -93,6 +95,9 @@ TEST_CASE("Tokenizer matches llama.cpp on whitespace, special-token and Unicode 
                  << nlohmann::json(c.text).dump());
     CHECK(tokenizer->encode(c.text, c.add_special, c.parse_special) == c.ids);
     ++num_cases[c.vocab];
+    const auto cpts = engine::unicode::decode_utf8(c.text);
+    num_unicode15 +=
+        std::any_of(cpts.begin(), cpts.end(), [](uint32_t cpt) { return cpt >= 0x11F00 && cpt <= 0x11F59; });
     if (c.vocab == "ggml-vocab-phi-3") {
       num_phi3_whitespace_bos += c.add_special && whitespace_only(c.text);
       num_phi3_end_of_sequence += !c.parse_special && c.text.find("</s>") != std::string::npos;
@@ -104,6 +109,7 @@ TEST_CASE("Tokenizer matches llama.cpp on whitespace, special-token and Unicode 
     CHECK(num_cases[vocab] >= 100);
   CHECK(num_phi3_whitespace_bos >= 200);
   CHECK(num_phi3_end_of_sequence >= 20);
+  CHECK(num_unicode15 >= 40);  // Kawi
 }
 
 TEST_CASE("Phi-3's </s> is a user-defined token, Qwen's is text (as llama.cpp)", "[engine]") {

@@ -1,6 +1,6 @@
 // The tokenizer's Unicode layer and pre-tokenizers in isolation: category flags from the
-// generated table, UTF-8 decoding with U+FFFD for malformed bytes (and what byte-level BPE then
-// does with them), GPT-2's byte mapping, and the word splits of the three regex families.
+// generated table (Unicode 15.1), UTF-8 decoding with U+FFFD for malformed bytes (and what byte-level BPE
+// then does with them), GPT-2's byte mapping, and the word splits of the three regex families.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -52,6 +52,20 @@ TEST_CASE("Unicode category flags", "[engine]") {
   CHECK(u::flags(0x110000) == u::kUndefined);
   CHECK_FALSE(u::is_whitespace(0x200B));  // zero width space is not White_Space
   CHECK(std::string(u::kUnicodeVersion).size() >= 5);
+}
+
+TEST_CASE("Unicode categories follow Unicode 15.1, as llama.cpp's tables", "[engine]") {
+  // Added in 15.0 / 15.1; a Unicode 14 table has them unassigned, which splits BPE words
+  // differently from llama.cpp (e.g. a Kawi digit after a space).
+  CHECK(std::string(u::kUnicodeVersion) == "15.1.0");
+  CHECK(u::flags(0x11F52) == u::kNumber);   // KAWI DIGIT TWO
+  CHECK(u::flags(0x11F04) == u::kLetter);   // KAWI LETTER A
+  CHECK(u::flags(0x1E4D0) == u::kLetter);   // NAG MUNDARI LETTER O
+  CHECK(u::flags(0x1D2C0) == u::kNumber);   // KAKTOVIK NUMERAL ZERO
+  CHECK(u::flags(0x13439) == u::kControl);  // EGYPTIAN HIEROGLYPH INSERT AT MIDDLE (Cf)
+  CHECK(u::flags(0x2EBF0) == u::kLetter);   // CJK Extension I (15.1)
+  CHECK(u::flags(0x2FFC) == u::kSymbol);    // IDEOGRAPHIC DESCRIPTION CHARACTER (15.1)
+  CHECK(u::flags(0x2EE5E) == u::kUndefined);
 }
 
 TEST_CASE("UTF-8 decoding replaces each malformed byte with U+FFFD", "[engine]") {
