@@ -8,8 +8,13 @@ categories (Cn -> undefined; Cc/Cf/Co/Cs -> control; L* letter; M* mark; N* numb
 P* punctuation; S* symbol; Z* separator); the whitespace bit is the Unicode White_Space property.
 Uses only Python's own unicodedata (no network); the Unicode version is written into the output.
 
-Usage: python3 scripts/gen_unicode_tables.py > engine/tokenizer/unicode_tables.cpp &&
-       clang-format -i engine/tokenizer/unicode_tables.cpp
+The committed table is Unicode 15.1 (llama.cpp's), newer than most Pythons' unicodedata: it is
+written by scripts/tokenizer_diff.py --unicode-table UnicodeData.txt, which reuses this writer
+(Debian's unicode-data package has the file). Run this script alone only to inspect the writer's
+output for the Python's own Unicode version; do not commit that over the 15.1 table.
+
+Usage: python3 scripts/tokenizer_diff.py --unicode-table /usr/share/unicode/UnicodeData.txt \
+         > engine/tokenizer/unicode_tables.cpp && clang-format -i engine/tokenizer/unicode_tables.cpp
 """
 import sys
 import unicodedata
