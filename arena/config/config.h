@@ -66,6 +66,9 @@ struct AdjudicationConfig {
   std::optional<int32_t> resign_move_count;  // resign rule: this many consecutive moves
   int32_t resign_score_cp = 1000;            // with score <= -this for the same side
   bool janggi_counting = true;               // janggi: material counting decides a max-plies game
+  // The referee's agent config, copied from `agents:` by the loader once the name checks out
+  // (not a field of its own: the runner starts the referee engine from it).
+  std::optional<agents::AgentConfig> referee_agent;
 };
 
 struct SprtConfig {

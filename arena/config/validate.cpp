@@ -227,10 +227,12 @@ void check_tournament(LoadContext& ctx, Config& config, const Marks& marks) {
     if (it == agent_names.end())
       ctx.diag.error(tm.referee, fmt::format("unknown referee '{}'{}: it must be one of the uci agents",
                                              adj.referee, did_you_mean(adj.referee, agent_names)));
-    else if (!std::holds_alternative<agents::UciAgentConfig>(
-                 config.agents[static_cast<size_t>(it - agent_names.begin())].params))
+    else if (const auto& agent = config.agents[static_cast<size_t>(it - agent_names.begin())];
+             !std::holds_alternative<agents::UciAgentConfig>(agent.params))
       ctx.diag.error(tm.referee,
                      fmt::format("referee '{}' must be a uci agent (it scores positions)", adj.referee));
+    else
+      adj.referee_agent = agent;
   }
   if (adj.referee.empty() && adj.draw_move_number)
     ctx.diag.error(tm.draw, "draw adjudication needs a referee (adjudication.referee: a uci agent)");

@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct Seat {
   std::shared_ptr<agents::MoveTicket> ticket;    // the request in progress
   std::shared_ptr<agents::MoveTicket> draining;  // a cancelled request not yet resolved
   SteadyClock::time_point asked_at{};
+  SteadyClock::time_point answered_at{};  // when the loop first saw the ticket ready
   SteadyClock::time_point deadline{};
   bool missed = false;  // this request's deadline passed (counted once)
 };
@@ -38,6 +40,18 @@ struct LiveGame {
   std::vector<std::string> moves;
   std::optional<std::array<int64_t, 2>> clock_ms;  // time left, when the tournament has clocks
   std::optional<AdjudicationTracker> adjudication;
+  // The referee (when the tournament has one and it plays this variant): the last move's event
+  // waits here for the referee's score of the position after it. Until it comes (or its timeout)
+  // the next answer is held, so the rules see every ply in order, exactly as without the wait.
+  struct RefereeWait {
+    int32_t ply = 0;
+    bool first_side = true;
+    std::optional<int32_t> player_cp;  // the mover's own score (the fallback)
+    nlohmann::json event;
+    SteadyClock::time_point since{};
+  };
+  bool use_referee = false;  // false from the referee's first failure in this game on
+  std::optional<RefereeWait> referee_wait;
   // The end, once decided.
   bool over = false;
   std::string result, reason, termination, failure_agent, failure_kind, failure_message;

@@ -143,6 +143,10 @@ std::expected<std::string, std::string> game_to_pgn(const GameRecord& g, const P
   tag("Black", g.second);
   tag("Result", g.result);
   tag("Variant", janggi ? "Janggi" : "Standard");
+  // pychess-variants writes every janggi game as "Janggi" and has no tag for the rule set;
+  // VariantRules (ignored by PGN readers that do not know it) keeps arena's variant name, which
+  // is also Fairy-Stockfish's UCI_Variant, so a re-read game knows its rules.
+  if (janggi) tag("VariantRules", g.variant);
   if (janggi || start != kChessStart) {
     tag("FEN", start);
     tag("SetUp", "1");

@@ -1,5 +1,7 @@
 // games.pgn: one PGN game per finished game record. Tags: the Seven Tag Roster, then Variant
-// ("Standard" for chess, "Janggi" for the janggi rule sets, as pychess-variants writes them),
+// ("Standard" for chess, "Janggi" for the janggi rule sets, as pychess-variants writes them;
+// janggi games add VariantRules with the rule set, "janggi", "janggimodern", "janggicasual" or
+// "janggitraditional", as Fairy-Stockfish's UCI_Variant names them),
 // SetUp/FEN for a non-standard start (always for janggi, as pychess-variants does), Opening,
 // Termination, PlyCount and TimeControl. Moves in SAN (chess) or Fairy-Stockfish SAN (janggi),
 // each with a comment holding its latency, [%clk] when the game has clocks, and what the deadline

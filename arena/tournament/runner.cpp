@@ -33,11 +33,23 @@ std::expected<void, std::string> Runner::set_up() {
   if (config_.games.empty()) return std::unexpected(std::string("the tournament names no game to play"));
   if (config_.concurrency < 1) return std::unexpected(std::string("concurrency must be at least 1"));
   if (config_.tick.count() <= 0) return std::unexpected(std::string("the tick must be positive"));
-  if (!config_.adjudication.referee.empty())
-    spdlog::warn(
-        "adjudication.referee '{}': a separate referee engine is not supported; draw and resign rules "
-        "use the playing agents' own scores, as fastchess does",
-        config_.adjudication.referee);
+  const config::AdjudicationConfig& adj = config_.adjudication;
+  if (adj.referee_agent && (adj.draw_move_number || adj.resign_move_count)) {
+    // One engine per game in flight (at most 4): scoring a position at a low depth takes
+    // milliseconds, so a few engines keep up with every game; each is a separate process.
+    const std::shared_ptr<Notifier> notifier = notifier_;
+    auto referee = Referee::start(*adj.referee_agent, std::clamp(config_.concurrency, 1, 4),
+                                  [notifier] { notifier->notify(); });
+    if (referee)
+      referee_ = std::move(*referee);
+    else
+      spdlog::warn(
+          "adjudication referee '{}' could not start ({}); the draw and resign rules use the players' "
+          "own scores",
+          adj.referee, referee.error());
+  } else if (!adj.referee.empty()) {
+    spdlog::info("adjudication referee '{}' is not started: no draw or resign rule needs it", adj.referee);
+  }
   // Each participant's first instance tells which variants it plays.
   pool_.resize(participants_.size());
   std::vector<SchedulePlayer> players;
@@ -145,6 +157,12 @@ void Runner::start_game(int32_t index) {
   if (config_.clock)
     g->clock_ms = std::array<int64_t, 2>{config_.clock->base.count(), config_.clock->base.count()};
   g->adjudication.emplace(config_.adjudication);
+  if (referee_) {
+    g->use_referee = referee_->supports(spec.variant) && referee_->dead_reason().empty();
+    if (!g->use_referee && referee_->dead_reason().empty())
+      spdlog::debug("game {}: the referee does not play {}; the players' scores adjudicate it", g->id,
+                    spec.variant);
+  }
   nlohmann::json clock = g->clock_ms ? nlohmann::json(*g->clock_ms) : nlohmann::json(nullptr);
   if (auto ok = emit({{"type", "game_start"},
                       {"game", g->id},
@@ -203,6 +221,10 @@ void Runner::cancel_requests(LiveGame& g) {
 
 std::expected<void, std::string> Runner::close_game(std::unique_ptr<LiveGame> g) {
   cancel_requests(*g);
+  if (g->referee_wait) {  // the game ended (clock, interruption) before the referee answered
+    if (auto ok = emit(std::move(g->referee_wait->event)); !ok) return ok;
+    g->referee_wait.reset();
+  }
   nlohmann::json end = {{"type", "game_end"},       {"game", g->id},
                         {"result", g->result},      {"reason", g->reason},
                         {"plies", g->moves.size()}, {"termination", g->termination},
@@ -262,6 +284,7 @@ SteadyClock::time_point Runner::next_wake(SteadyClock::time_point next_tick) con
     if (g->over) continue;
     const int side = g->side_to_move();
     const Seat& seat = g->seats[side];
+    if (g->referee_wait && referee_) wake = std::min(wake, g->referee_wait->since + referee_->job_timeout());
     if (!seat.ticket) continue;
     if (!seat.missed) wake = std::min(wake, seat.deadline);
     if (g->clock_ms) wake = std::min(wake, seat.asked_at + milliseconds((*g->clock_ms)[side] + 1));
@@ -327,16 +350,20 @@ std::expected<RunSummary, std::string> Runner::run() {
     }
     // Answers in, deadlines and clocks, ended games out.
     now = SteadyClock::now();
+    poll_referee(now);
     for (auto& g : active_) {
       for (Seat& seat : g->seats)
         if (seat.draining && seat.draining->ready()) seat.draining.reset();
       if (g->over) continue;
       Seat& seat = g->seats[g->side_to_move()];
       if (seat.ticket && seat.ticket->ready()) {
-        auto result = seat.ticket->wait();
-        handle_result(*g, std::move(result), now);
+        if (seat.answered_at == SteadyClock::time_point{}) seat.answered_at = now;
+        // An answer waits while the referee still scores the move before it.
+        if (!g->referee_wait) handle_result(*g, seat.ticket->wait(), seat.answered_at);
       }
-      if (!g->over) check_deadlines(*g, now);
+      // (Deadlines are judged once the referee has settled the move before: a substitute move now
+      // would jump the queue.)
+      if (!g->over && !g->referee_wait) check_deadlines(*g, now);
     }
     for (size_t i = 0; i < active_.size();) {
       if (!active_[i]->over) {
@@ -374,6 +401,7 @@ std::expected<RunSummary, std::string> Runner::run() {
     notifier_->pending = false;
   }
   release_closing(true);
+  referee_.reset();  // its engines stop now, not when the runner goes
   const Standings st = standings();
   RunSummary summary;
   summary.games_total = int32_t(schedule_.size());

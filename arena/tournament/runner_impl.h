@@ -18,6 +18,7 @@
 #include "arena/tournament/game_record.h"
 #include "arena/tournament/live_game.h"
 #include "arena/tournament/metrics_sampler.h"
+#include "arena/tournament/referee.h"
 #include "arena/tournament/results_files.h"
 #include "arena/tournament/schedule.h"
 #include "arena/tournament/standings.h"
@@ -74,6 +75,7 @@ class Runner {
         status_(options.quiet, ::isatty(STDOUT_FILENO) == 1) {}
 
   ~Runner() {
+    referee_.reset();
     // Agents abandoned with a request in progress go last, after everything that might use them.
     closing_.clear();
     abandoned_.clear();
@@ -102,6 +104,15 @@ class Runner {
                  const std::string& failure_message);
   void fail_agent(LiveGame& g, int side, agents::FailureKind kind, const std::string& message);
   void check_end(LiveGame& g, bool first_side, std::optional<int32_t> score_cp);
+  // Sends the position after the move just played to the referee; false when it cannot take it.
+  bool ask_referee(LiveGame& g);
+  // The referee's score for the move the game waits on (null: none came in time), then the event
+  // and the adjudication rules for that move.
+  void settle_referee(LiveGame& g, const RefereeScore* score);
+  // Takes the referee's scores and expires the waits past their timeout.
+  void poll_referee(SteadyClock::time_point now);
+  // The referee failed in `g`: logged once, the players' scores from now on.
+  void drop_referee(LiveGame& g, const std::string& why);
   std::expected<void, std::string> close_game(std::unique_ptr<LiveGame> g);
   void cancel_requests(LiveGame& g);
   void release_closing(bool force);
@@ -126,6 +137,8 @@ class Runner {
   std::vector<std::unique_ptr<LiveGame>> active_;   // games in flight
   std::vector<std::unique_ptr<LiveGame>> closing_;  // ended games whose agents are still busy
   std::vector<std::unique_ptr<agents::Agent>> abandoned_;
+  std::unique_ptr<Referee> referee_;  // null without a referee (or when it could not start)
+  bool referee_dead_logged_ = false;
   SteadyClock::time_point run_start_ = SteadyClock::now();
   double last_metrics_event_ = -1e9;
   int64_t ticks_ = 0, moves_this_run_ = 0, deadline_misses_ = 0;

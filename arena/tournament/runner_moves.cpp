@@ -39,16 +39,23 @@ void Runner::ask(LiveGame& g, SteadyClock::time_point now, SteadyClock::time_poi
   request.start_fen = g.spec.start_fen;
   request.moves = g.moves;
   request.opponent = g.seats[1 - side].name;
+  // The request's deadline: the end of this tick's answer window, or sooner when the mover's clock
+  // runs out first. Its priority (smaller is more urgent among equal deadlines, see
+  // engine::GenerateRequest) is the mover's time left in milliseconds, so among the requests of
+  // one tick the engine serves the games closest to losing on time first; without clocks every
+  // request is equally urgent (0).
   seat.deadline = tick_deadline;
   if (g.clock_ms) {
     request.clock = agents::ClockState{milliseconds((*g.clock_ms)[0]), milliseconds((*g.clock_ms)[1]),
                                        config_.clock->increment};
     seat.deadline = std::min(seat.deadline, now + milliseconds((*g.clock_ms)[side]));
+    request.priority = int32_t(std::clamp<int64_t>((*g.clock_ms)[side], 0, INT32_MAX));
   }
   request.deadline = seat.deadline;
   const std::shared_ptr<Notifier> notifier = notifier_;
   request.on_ready = [notifier] { notifier->notify(); };
   seat.asked_at = now;
+  seat.answered_at = {};
   seat.missed = false;
   seat.ticket = seat.agent->start_move(request);
   if (!seat.ticket) {
@@ -97,8 +104,77 @@ void Runner::play_move(LiveGame& g, const std::string& uci, const agents::MoveRe
       {"substitute", substitute.empty() ? nlohmann::json(nullptr) : nlohmann::json(substitute)},
       {"failure", failure},
       {"score_cp", r.score_cp ? nlohmann::json(*r.score_cp) : nlohmann::json(nullptr)}};
+  const std::optional<int32_t> player_cp = substitute.empty() ? r.score_cp : std::nullopt;
+  if (referee_) event["referee_cp"] = nullptr;
+  // With a referee the event and the adjudication wait for its score (settle_referee), unless
+  // the rules end the game here anyway.
+  if (g.use_referee && !g.game->outcome().finished() && !g.game->claimable_draw().finished()) {
+    g.referee_wait = LiveGame::RefereeWait{int32_t(g.moves.size()), side == 0, player_cp, std::move(event),
+                                           SteadyClock::now()};
+    if (ask_referee(g)) return;
+    event = std::move(g.referee_wait->event);
+    g.referee_wait.reset();
+  }
   if (auto ok = emit(std::move(event)); !ok) fatal_ = ok.error();
-  check_end(g, side == 0, substitute.empty() ? r.score_cp : std::nullopt);
+  check_end(g, side == 0, player_cp);
+}
+
+bool Runner::ask_referee(LiveGame& g) {
+  RefereeJob job{g.id,           int32_t(g.moves.size()),
+                 g.spec.variant, g.spec.start_fen,
+                 g.moves,        std::shared_ptr<const games::Game>(g.game->clone())};
+  if (referee_->submit(std::move(job))) return true;
+  const std::string dead = referee_->dead_reason();
+  drop_referee(g, dead.empty() ? "its queue is full" : dead);
+  return false;
+}
+
+void Runner::drop_referee(LiveGame& g, const std::string& why) {
+  if (!g.use_referee) return;
+  g.use_referee = false;
+  const std::string dead = referee_ ? referee_->dead_reason() : "";
+  if (!dead.empty()) {
+    if (!referee_dead_logged_)
+      spdlog::warn(
+          "adjudication referee '{}' stopped working ({}); the draw and resign rules use the players' "
+          "own scores from now on",
+          config_.adjudication.referee, dead);
+    referee_dead_logged_ = true;
+    return;
+  }
+  spdlog::warn(
+      "game {}: the adjudication referee gave no score ({}); the draw and resign rules use the "
+      "players' own scores for the rest of this game",
+      g.id, why);
+}
+
+void Runner::settle_referee(LiveGame& g, const RefereeScore* score) {
+  LiveGame::RefereeWait wait = std::move(*g.referee_wait);
+  g.referee_wait.reset();
+  std::optional<int32_t> adjudication_cp = wait.player_cp;
+  if (score && score->error.empty() && score->cp) {
+    // The referee scores the position after the move for the side to move now: the mover's
+    // view, which the rules use (as for the players' own scores), is its negation.
+    const int32_t mover_cp = -*score->cp;
+    wait.event["referee_cp"] = mover_cp;
+    adjudication_cp = mover_cp;
+  } else {
+    drop_referee(g, score ? score->error
+                          : fmt::format("none within {} ms", referee_ ? referee_->job_timeout().count() : 0));
+  }
+  if (auto ok = emit(std::move(wait.event)); !ok) fatal_ = ok.error();
+  check_end(g, wait.first_side, adjudication_cp);
+}
+
+void Runner::poll_referee(SteadyClock::time_point now) {
+  if (!referee_) return;
+  for (const RefereeScore& score : referee_->take_scores())
+    for (auto& g : active_)
+      if (g->id == score.game && !g->over && g->referee_wait && g->referee_wait->ply == score.ply)
+        settle_referee(*g, &score);  // a score no game waits for (any more) is dropped
+  for (auto& g : active_)
+    if (!g->over && g->referee_wait && now - g->referee_wait->since > referee_->job_timeout())
+      settle_referee(*g, nullptr);
 }
 
 void Runner::fail_agent(LiveGame& g, int side, agents::FailureKind kind, const std::string& message) {

@@ -155,6 +155,10 @@ TEST_CASE("a full config is read into the typed structs", "[arena]") {
   CHECK(t.clock->increment == milliseconds(1000));
   CHECK(t.adjudication.max_plies == 200);
   CHECK(t.adjudication.referee == "sf");
+  // The referee's engine config travels with the tournament (the runner starts it from there).
+  REQUIRE(t.adjudication.referee_agent);
+  CHECK(t.adjudication.referee_agent->name == "sf");
+  CHECK(std::get<agents::UciAgentConfig>(t.adjudication.referee_agent->params).command == "/bin/sh");
   CHECK(t.adjudication.draw_move_number == 30);
   CHECK(t.adjudication.draw_move_count == 6);
   CHECK(t.adjudication.draw_score_cp == 15);

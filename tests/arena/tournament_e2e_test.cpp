@@ -223,7 +223,10 @@ std::string pgn_extract_errors(const std::string& pgn, const fs::path& dir) {
 void check_janggi_game(const std::string& game) {
   INFO(game);
   REQUIRE(tag_of(game, "Variant") == "Janggi");
-  auto g = games::make_game("janggi", tag_of(game, "FEN"));
+  // The rule set rides in VariantRules (arena's / Fairy-Stockfish's variant name).
+  const std::string rules = tag_of(game, "VariantRules");
+  REQUIRE(games::is_janggi(rules));
+  auto g = games::make_game(rules, tag_of(game, "FEN"));
   REQUIRE(g.has_value());
   const auto tokens = san_tokens(game);
   REQUIRE(std::to_string(tokens.size()) == tag_of(game, "PlyCount"));
