@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "arena/server/board_server.h"
 #include "engine/api.h"
@@ -279,11 +281,21 @@ json.dump(out, open(sys.argv[2], "w"))
   CHECK(value("arena:prompt_tokens_total") > 16);
   CHECK(value("arena:generation_tokens_total") >= 4);
   for (const char* h : {"arena:time_to_first_token_seconds", "arena:inter_token_latency_seconds",
-                        "arena:e2e_request_latency_seconds", "arena:request_queue_time_seconds"}) {
+                        "arena:e2e_request_latency_seconds", "arena:request_queue_time_seconds",
+                        "arena:iteration_tokens_total", "arena:iteration_sequences"}) {
     CHECK(value(std::string(h) + "_count") >= 1);
     REQUIRE(parsed.contains(std::string(h) + "_bucket"));
     CHECK(parsed[std::string(h) + "_bucket"].back()["labels"]["le"] == "+Inf");
   }
+  // vLLM's bucket layout for tokens per step; every step computed at least one token.
+  std::vector<double> bounds;
+  for (const auto& b : parsed["arena:iteration_tokens_total_bucket"]) {
+    const std::string le = b["labels"]["le"];
+    if (le != "+Inf") bounds.push_back(std::stod(le));
+  }
+  CHECK(bounds == std::vector<double>{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384});
+  CHECK(parsed["arena:iteration_tokens_total_sum"][0]["value"].get<double>() >=
+        value("arena:iteration_tokens_total_count"));
   CHECK(parsed.contains("arena:tournament_games_total"));
 }
 
