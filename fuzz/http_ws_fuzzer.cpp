@@ -193,6 +193,7 @@ void fuzz_http(std::string_view bytes) {
     used += n;
   }
   if (!parser.is_done()) {
+    if (!parser.got_some()) return;  // nothing came: the session sees end_of_stream and closes
     parser.put_eof(ec);
     if (ec || !parser.is_done()) return;
   }

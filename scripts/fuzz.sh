@@ -66,6 +66,9 @@ seeds=$build/seeds
 rm -rf "$seeds"
 python3 fuzz/make_seeds.py "${ARENA_TESTDATA:-$root/../shared/testdata}" "$seeds"
 mkdir -p "$build/crashes" "$build/logs"
+# Stack traces need llvm-symbolizer: clang-19's when the llvm-19 package is there, else any.
+symbolizer=/usr/lib/llvm-19/bin/llvm-symbolizer
+[[ -x $symbolizer ]] || symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || echo none)
 status=0
 for t in "${targets[@]}"; do
   corpus=$build/corpus/$t
@@ -79,7 +82,7 @@ for t in "${targets[@]}"; do
   [[ -n ${ARENA_FUZZ_RUNS:-} ]] && args+=(-runs="$ARENA_FUZZ_RUNS")
   [[ -f fuzz/dict/$t.dict ]] && args+=(-dict="fuzz/dict/$t.dict")
   set +e
-  ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-19/bin/llvm-symbolizer \
+  ASAN_SYMBOLIZER_PATH=$symbolizer \
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:malloc_context_size=${ARENA_FUZZ_MALLOC_CONTEXT:-0} \
     UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/fuzz/$t" "${args[@]}" "$corpus" "$seeds/$t" >"$log" 2>&1
@@ -95,8 +98,8 @@ for t in "${targets[@]}"; do
     found=1
     saved=$build/crashes/$t-$(basename "$a")
     cp "$a" "$saved"
-    printf '#!/usr/bin/env bash\n# Reproduces %s (see %s)\nASAN_SYMBOLIZER_PATH=/usr/lib/llvm-19/bin/llvm-symbolizer ARENA_TESTDATA=%q %q %q\n' \
-      "$saved" "$log" "${ARENA_TESTDATA:-}" "$build/fuzz/$t" "$saved" >"$saved.sh"
+    printf '#!/usr/bin/env bash\n# Reproduces %s (see %s)\nASAN_SYMBOLIZER_PATH=%q ARENA_TESTDATA=%q %q %q\n' \
+      "$saved" "$log" "$symbolizer" "${ARENA_TESTDATA:-}" "$build/fuzz/$t" "$saved" >"$saved.sh"
     chmod +x "$saved.sh"
     echo "fuzz.sh: $t: CRASH saved as $saved; reproduce with $saved.sh" >&2
   done
