@@ -1,8 +1,9 @@
 // `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U]
-// [--gen-tokens G] [--ticks T] [--modes LIST] [--json FILE]`: runs the synthetic agent workload
-// of engine/core/serve_workload.h in each mode, the modes taking turns a tick at a time, and
+// [--gen-tokens G] [--ticks T] [--modes LIST] [--endpoint URL]... [--json FILE]`: runs the
+// synthetic agent workload of engine/core/serve_workload.h in each mode and against each
+// OpenAI-compatible endpoint (bench_serve_http.h), all taking turns a tick at a time, and
 // prints requests/s, prompt and generated tokens/s, TTFT and queue-time percentiles, prefix hit
-// rate, KV blocks and waste, preemptions and deadline misses, with the ratios between modes.
+// rate, KV blocks and waste, preemptions, deadline misses and failures, with the ratios.
 // The default model is the Qwen2.5-0.5B shaped Q8_0 synthetic model, written to models/ with
 // the synth library when missing.
 #include "arena/cli/bench_serve.h"
@@ -11,6 +12,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "arena/cli/bench_serve_http.h"
 #include "arena/cli/command.h"
 #include "engine/api.h"
 #include "engine/core/serve_workload.h"
@@ -43,6 +47,8 @@ struct ServeFlags {
   std::string kv_dtype = "f16";
   std::string kv_memory;
   double deadline_ms = 0;
+  std::vector<std::string> endpoints;  // URLs or comma lists of them
+  double request_timeout_s = 300;
   std::string json;
 };
 
@@ -89,6 +95,8 @@ engine::EngineConfig mode_config(const std::string& mode, const ServeFlags& f, s
 nlohmann::json to_json(const engine::ServeRunStats& s) {
   return {{"seconds", s.seconds},
           {"requests", s.num_requests},
+          {"prompt_tokens", s.prompt_tokens},
+          {"generated_tokens", s.generated_tokens},
           {"requests_per_s", s.requests_per_second},
           {"prompt_tokens_per_s", s.prompt_tokens_per_second},
           {"generated_tokens_per_s", s.generated_tokens_per_second},
@@ -106,14 +114,54 @@ nlohmann::json to_json(const engine::ServeRunStats& s) {
           {"failed_requests", s.failed}};
 }
 
+// Over HTTP only what the client sees: no queue, KV or preemption figures.
+nlohmann::json to_json_http(const engine::ServeRunStats& s) {
+  nlohmann::json j = {{"seconds", s.seconds},
+                      {"requests", s.num_requests},
+                      {"prompt_tokens", s.prompt_tokens},
+                      {"generated_tokens", s.generated_tokens},
+                      {"requests_per_s", s.requests_per_second},
+                      {"prompt_tokens_per_s", s.prompt_tokens_per_second},
+                      {"generated_tokens_per_s", s.generated_tokens_per_second},
+                      {"ttft_p50_s", s.ttft_p50},
+                      {"ttft_p99_s", s.ttft_p99},
+                      {"prefix_hit_rate", nullptr},
+                      {"failed_requests", s.failed}};
+  if (s.prefix_hit_known) j["prefix_hit_rate"] = s.prefix_hit_rate;
+  return j;
+}
+
+// One row of the table: an in-process mode or an endpoint.
+void print_row(const std::string& name, size_t width, const engine::ServeRunStats& r) {
+  std::string line =
+      fmt::format("{:<{}} {:>7.2f} {:>9.1f} {:>8.1f} {:>8.3f} {:>8.3f} ", name, width, r.requests_per_second,
+                  r.prompt_tokens_per_second, r.generated_tokens_per_second, r.ttft_p50, r.ttft_p99);
+  if (r.engine_side)
+    line += fmt::format("{:>8.3f} {:>8.3f} ", r.queue_p50, r.queue_p99);
+  else
+    line += fmt::format("{:>8} {:>8} ", "-", "-");
+  line += r.prefix_hit_known ? fmt::format("{:>6.3f} ", r.prefix_hit_rate) : fmt::format("{:>6} ", "-");
+  if (r.engine_side)
+    line += fmt::format("{:>5}/{:<5} {:>5.1f}% {:>5.1f}% {:>7} {:>6}", r.kv_blocks_peak, r.kv_blocks_total,
+                        100 * r.kv_waste, 100 * r.kv_waste_per_step, r.preemptions, r.deadline_misses);
+  else
+    line += fmt::format("{:>11} {:>6} {:>6} {:>7} {:>6}", "-", "-", "-", "-", "-");
+  fmt::print("{} {:>6}\n", line, r.failed);
+}
+
 int run_bench_serve(const ServeFlags& f) {
   std::vector<std::string> modes;
-  std::stringstream list(f.modes);
+  std::stringstream list(f.modes == "none" ? "" : f.modes);
   for (std::string m; std::getline(list, m, ',');) {
     if (m != "sequential" && m != "static" && m != "continuous" && m != "continuous+prefix")
       return usage_error("bench serve", fmt::format("--modes: unknown mode '{}' (known: {})", m, kAllModes));
     modes.push_back(m);
   }
+  const std::vector<std::string> urls = split_endpoints(f.endpoints);
+  if (modes.empty() && urls.empty())
+    return usage_error("bench serve", "--modes none needs at least one --endpoint");
+  for (const auto& url : urls)
+    if (auto error = endpoint_url_error(url)) return usage_error("bench serve", *error);
   if (!std::filesystem::exists(f.model)) {
     if (f.model != kDefaultModel) return fail(fmt::format("model file {} not found", f.model));
     if (!make_default_model(f.model)) return 1;
@@ -145,6 +193,21 @@ int run_bench_serve(const ServeFlags& f) {
   engine::ServeWorkload workload = w;
   workload.deadline_seconds = f.deadline_ms / 1e3;
 
+  // The endpoints first: a server that does not answer fails the run before any work.
+  const int32_t vocab = std::min((*model)->shape().vocab_size, (*model)->tokenizer().vocab_size());
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(f.request_timeout_s * 1e3));
+  std::vector<std::unique_ptr<HttpServeRun>> http_runs;
+  for (const auto& url : urls) {
+    auto run = HttpServeRun::create(url, (*model)->tokenizer(), vocab, workload, timeout);
+    if (!run) return fail(run.error());
+    const EndpointInfo& info = (*run)->info();
+    fmt::print("endpoint {}: model '{}'{}, {}, context {}\n", url, info.model_id,
+               info.owned_by.empty() ? "" : fmt::format(" (owned by {})", info.owned_by), info.route,
+               info.context > 0 ? fmt::format("{} ({})", info.context, info.context_source)
+                                : std::string("unknown (not checked)"));
+    http_runs.push_back(std::move(*run));
+  }
+
   const auto& s = (*model)->shape();
   fmt::print(
       "model {} ({} {} layers, embd {}, vocab {}); {} agents x {} ticks, system {} + {} new tokens per "
@@ -152,9 +215,8 @@ int run_bench_serve(const ServeFlags& f) {
       f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
       w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.block_size,
       f.max_batched_tokens);
-  fmt::print("{:<18} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>6} {:>7} {:>6}\n",
-             "mode", "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit", "kv peak",
-             "waste", "w/step", "preempt", "missed");
+  size_t width = 18;
+  for (const auto& url : urls) width = std::max(width, url.size());
   nlohmann::json out = {{"model", f.model},
                         {"workload",
                          {{"agents", w.num_agents},
@@ -167,7 +229,8 @@ int run_bench_serve(const ServeFlags& f) {
                         {"block_size", f.block_size},
                         {"kv_cache_bytes", kv_bytes},
                         {"kv_dtype", f.kv_dtype},
-                        {"modes", nlohmann::json::object()}};
+                        {"modes", nlohmann::json::object()},
+                        {"endpoints", nlohmann::json::object()}};
   // The modes take turns, a tick each, so that a drift in the machine's speed (other load,
   // clocks) weighs on every mode alike rather than on whichever ran in the slow minutes.
   std::vector<std::unique_ptr<engine::ServeWorkloadRun>> runs;
@@ -183,22 +246,56 @@ int run_bench_serve(const ServeFlags& f) {
       if (!seconds) return fail(fmt::format("{}: {}", modes[i], seconds.error().message));
       progress += fmt::format(" {} {:.1f} s", modes[i], *seconds);
     }
+    for (size_t i = 0; i < http_runs.size(); ++i) {
+      const int64_t failed_before = http_runs[i]->stats().failed;
+      const double seconds = http_runs[i]->run_tick();
+      const int64_t failed = http_runs[i]->stats().failed - failed_before;
+      progress += fmt::format(" {} {:.1f} s", urls[i], seconds);
+      if (failed > 0) progress += fmt::format(" ({} failed)", failed);
+    }
     fmt::print(stderr, "{}\n", progress);
   }
+  fmt::print("{:<{}} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>6} {:>7} {:>6} {:>6}\n",
+             "mode", width, "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit",
+             "kv peak", "waste", "w/step", "preempt", "missed", "failed");
 
   std::map<std::string, double> rps;
+  std::vector<std::string> failures;
+  // Endpoints are compared with continuous+prefix (what `arena serve` runs), else the last mode.
+  const bool has_prefix = std::ranges::find(modes, "continuous+prefix") != modes.end();
+  const std::string reference = has_prefix ? "continuous+prefix" : modes.empty() ? "" : modes.back();
+  std::vector<std::pair<std::string, engine::ServeRunStats>> compared;  // the reference mode, endpoints
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& mode = modes[i];
     const engine::ServeRunStats r = runs[i]->stats();
-    fmt::print(
-        "{:<18} {:>7.2f} {:>9.1f} {:>8.1f} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>6.3f} {:>5}/{:<5} "
-        "{:>5.1f}% {:>5.1f}% {:>7} {:>6}\n",
-        mode, r.requests_per_second, r.prompt_tokens_per_second, r.generated_tokens_per_second, r.ttft_p50,
-        r.ttft_p99, r.queue_p50, r.queue_p99, r.prefix_hit_rate, r.kv_blocks_peak, r.kv_blocks_total,
-        100 * r.kv_waste, 100 * r.kv_waste_per_step, r.preemptions, r.deadline_misses);
-    if (r.failed > 0) return fail(fmt::format("{}: {} requests did not run to their length", mode, r.failed));
+    print_row(mode, width, r);
+    if (r.failed > 0)
+      failures.push_back(fmt::format("{}: {} requests did not run to their length", mode, r.failed));
     out["modes"][mode] = to_json(r);
     rps[mode] = r.requests_per_second;
+    if (mode == reference) compared.emplace_back(mode, r);
+  }
+  for (size_t i = 0; i < http_runs.size(); ++i) {
+    const engine::ServeRunStats r = http_runs[i]->stats();
+    print_row(urls[i], width, r);
+    nlohmann::json j = to_json_http(r);
+    const EndpointInfo& info = http_runs[i]->info();
+    j["model"] = info.model_id;
+    j["owned_by"] = info.owned_by;
+    j["route"] = info.route;
+    j["context"] = info.context;
+    j["answers_appended_as"] = http_runs[i]->answer_source();
+    j["failures"] = http_runs[i]->failures();
+    out["endpoints"][urls[i]] = j;
+    compared.emplace_back(urls[i], r);
+  }
+  for (size_t i = 0; i < http_runs.size(); ++i) {
+    fmt::print("{}: answers appended as {}\n", urls[i], http_runs[i]->answer_source());
+    for (const auto& [message, count] : http_runs[i]->failures())
+      fmt::print("{}: {} failed: {}\n", urls[i], count, message);
+    if (const int64_t n = http_runs[i]->stats().failed; n > 0)
+      failures.push_back(
+          fmt::format("{}: {} of {} requests failed", urls[i], n, http_runs[i]->stats().num_requests));
   }
   nlohmann::json ratios = nlohmann::json::object();
   if (rps.contains("sequential")) {
@@ -216,13 +313,26 @@ int run_bench_serve(const ServeFlags& f) {
     ratios["continuous+prefix/continuous"] = x;
     fmt::print("prefix cache: continuous+prefix {:.2f}x continuous\n", x);
   }
+  // Each endpoint against what precedes it (the in-process reference mode, earlier endpoints).
+  for (size_t b = compared.size() - http_runs.size(); b < compared.size(); ++b) {
+    for (size_t a = 0; a < b; ++a) {
+      const auto& [an, ar] = compared[a];
+      const auto& [bn, br] = compared[b];
+      auto ratio = [](double x, double y) { return y > 0 ? x / y : 0.0; };
+      const double x = ratio(ar.requests_per_second, br.requests_per_second);
+      const double t50 = ratio(ar.ttft_p50, br.ttft_p50), t99 = ratio(ar.ttft_p99, br.ttft_p99);
+      ratios[an + "/" + bn] = {{"requests_per_s", x}, {"ttft_p50", t50}, {"ttft_p99", t99}};
+      fmt::print("{} vs {}: requests/s {:.2f}x, TTFT p50 {:.2f}x, p99 {:.2f}x\n", an, bn, x, t50, t99);
+    }
+  }
   out["ratios"] = ratios;
   if (!f.json.empty()) {
     std::ofstream file(f.json);
     file << out.dump(2) << "\n";
     if (!file) return fail(fmt::format("cannot write {}", f.json));
   }
-  return 0;
+  for (const auto& message : failures) fail(message);
+  return failures.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -246,8 +356,9 @@ void add_bench_serve(CLI::App& bench, Action& action) {
       ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--ticks", f.workload.ticks, "Ticks (rounds of one request per agent)")
       ->check(CLI::Range(1, 10000));
-  cmd->add_option("--modes", f.modes,
-                  std::string("Comma-separated modes to run (default ") + kAllModes + ")");
+  cmd->add_option(
+      "--modes", f.modes,
+      std::string("Comma-separated modes to run (default ") + kAllModes + "; none: only the endpoints)");
   cmd->add_option("--max-batched-tokens", f.max_batched_tokens, "Token budget per step")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--block-size", f.block_size, "Tokens per KV block")->check(CLI::Range(1, 1024));
@@ -259,6 +370,13 @@ void add_bench_serve(CLI::App& bench, Action& action) {
   cmd->add_option("--deadline-ms", f.deadline_ms, "Per-request deadline after submission (0 = none)")
       ->check(number_at_least(0));
   cmd->add_option("--seed", f.workload.seed, "Seed of the synthetic prompts");
+  cmd->add_option(
+      "--endpoint", f.endpoints,
+      "An OpenAI-compatible server (http://HOST:PORT; repeatable or a comma list) to run the same "
+      "workload against over /v1/completions, taking turns with the modes");
+  cmd->add_option("--request-timeout", f.request_timeout_s,
+                  "Seconds an endpoint's request may take, connect to last byte (default 300)")
+      ->check(number_in(0.001, 86400));
   cmd->add_option("--json", f.json, "Also write the results as one JSON object to this file");
   cmd->callback([flags, &action] { action = [flags] { return run_bench_serve(*flags); }; });
 }

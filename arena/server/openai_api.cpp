@@ -266,6 +266,16 @@ RouteResult OpenAiApi::complete(const HttpRequest& request, bool chat) {
   if (body.is_discarded()) return {openai_error(400, "the request body is not valid JSON"), nullptr};
   auto parsed = parse(body, chat);
   if (!parsed) return {std::move(parsed.error()), nullptr};
+  // The answer's token ids in each choice's "token_ids" (vLLM's return_token_ids; llama.cpp's
+  // name return_tokens is read too): `arena bench serve --endpoint` appends them to its prompts.
+  bool return_ids = false;
+  for (const char* key : {"return_token_ids", "return_tokens"}) {
+    if (!body.contains(key) || body[key].is_null()) continue;
+    if (!body[key].is_boolean())
+      return {openai_error(400, fmt::format("'{}' must be a boolean", key), "invalid_request_error", key),
+              nullptr};
+    return_ids = return_ids || body[key].get<bool>();
+  }
 
   const std::string id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", next_id_++);
   const int64_t created = unix_seconds();
@@ -288,12 +298,18 @@ RouteResult OpenAiApi::complete(const HttpRequest& request, bool chat) {
   };
 
   if (stream) {
-    req.on_chunk = [async, chunk_json](const engine::StreamChunk& c) {
-      if (!c.text.empty()) async->push(sse(chunk_json(c.text, nullptr)));
+    req.on_chunk = [async, chunk_json, return_ids](const engine::StreamChunk& c) {
+      if (return_ids && !c.tokens.empty()) {
+        json j = chunk_json(c.text, nullptr);
+        j["choices"][0]["token_ids"] = c.tokens;
+        async->push(sse(j));
+      } else if (!c.text.empty()) {
+        async->push(sse(chunk_json(c.text, nullptr)));
+      }
     };
   }
-  req.on_finish = [async, stream, include_usage, chat, id, created, model,
-                   chunk_json](const engine::GenerateResult& r) {
+  req.on_finish = [async, stream, include_usage, chat, id, created, model, chunk_json,
+                   return_ids](const engine::GenerateResult& r) {
     if (r.reason == engine::FinishReason::Cancelled && async->cancelled()) return;
     if (r.reason == engine::FinishReason::Error || r.reason == engine::FinishReason::Cancelled) {
       const std::string why = r.reason == engine::FinishReason::Error ? r.error : "the request was cancelled";
@@ -325,6 +341,7 @@ RouteResult OpenAiApi::complete(const HttpRequest& request, bool chat) {
       choice["message"] = {{"role", "assistant"}, {"content", r.text}};
     else
       choice["text"] = r.text;
+    if (return_ids) choice["token_ids"] = r.tokens;
     json out = {{"id", id},
                 {"object", chat ? "chat.completion" : "text_completion"},
                 {"created", created},

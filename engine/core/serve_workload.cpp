@@ -1,4 +1,5 @@
-// The synthetic agent workload: ticks of N concurrent requests with growing conversations.
+// The synthetic agent workload: the conversations of N agents and their run on an Engine,
+// ticks of N concurrent requests with growing conversations.
 #include "engine/core/serve_workload.h"
 
 #include <fmt/format.h>
@@ -13,21 +14,48 @@
 
 namespace engine {
 
-namespace {
+int64_t serve_workload_kv_tokens(const ServeWorkload& w) {
+  const int64_t per_agent = w.system_tokens + int64_t{w.ticks} * (w.prompt_tokens + w.gen_tokens);
+  return int64_t{w.num_agents} * per_agent;
+}
 
-// The q-quantile of `values` (nearest rank; 0 when empty).
-double quantile(std::vector<double> values, double q) {
+int64_t serve_workload_context_tokens(const ServeWorkload& w) {
+  return w.system_tokens + int64_t{w.ticks} * (w.prompt_tokens + w.gen_tokens);
+}
+
+double serve_quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::ranges::sort(values);
   const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
-}  // namespace
+ServeConversations::ServeConversations(const Tokenizer& tokenizer, int32_t vocab,
+                                       const ServeWorkload& workload)
+    : tokenizer_(tokenizer), vocab_(vocab), rng_(workload.seed), workload_(workload) {
+  std::vector<TokenId> system;
+  append_random(system, workload.system_tokens);
+  conversations_.assign(static_cast<size_t>(workload.num_agents), system);
+}
 
-int64_t serve_workload_kv_tokens(const ServeWorkload& w) {
-  const int64_t per_agent = w.system_tokens + int64_t{w.ticks} * (w.prompt_tokens + w.gen_tokens);
-  return int64_t{w.num_agents} * per_agent;
+void ServeConversations::append_random(std::vector<TokenId>& out, int32_t n) {
+  std::uniform_int_distribution<TokenId> pick(0, vocab_ - 1);
+  for (int32_t i = 0; i < n;) {
+    const TokenId id = pick(rng_);
+    if (tokenizer_.is_control(id) || tokenizer_.is_end_of_generation(id)) continue;
+    out.push_back(id);
+    ++i;
+  }
+}
+
+const std::vector<std::vector<TokenId>>& ServeConversations::next_tick() {
+  for (auto& conv : conversations_) append_random(conv, workload_.prompt_tokens);
+  return conversations_;
+}
+
+void ServeConversations::append_answer(size_t agent, std::span<const TokenId> answer) {
+  auto& conv = conversations_.at(agent);
+  conv.insert(conv.end(), answer.begin(), answer.end());
 }
 
 std::expected<std::unique_ptr<ServeWorkloadRun>, Error> ServeWorkloadRun::create(
@@ -51,31 +79,12 @@ std::expected<std::unique_ptr<ServeWorkloadRun>, Error> ServeWorkloadRun::create
 
 ServeWorkloadRun::ServeWorkloadRun(std::unique_ptr<Engine> engine, const Tokenizer& tokenizer, int32_t vocab,
                                    const ServeWorkload& workload)
-    : engine_(std::move(engine)),
-      tokenizer_(tokenizer),
-      vocab_(vocab),
-      rng_(workload.seed),
-      workload_(workload) {
-  std::vector<TokenId> system;
-  append_random(system, workload.system_tokens);
-  conversations_.assign(static_cast<size_t>(workload.num_agents), system);
-}
-
-void ServeWorkloadRun::append_random(std::vector<TokenId>& out, int32_t n) {
-  std::uniform_int_distribution<TokenId> pick(0, vocab_ - 1);
-  for (int32_t i = 0; i < n;) {
-    const TokenId id = pick(rng_);
-    if (tokenizer_.is_control(id) || tokenizer_.is_end_of_generation(id)) continue;
-    out.push_back(id);
-    ++i;
-  }
-}
+    : engine_(std::move(engine)), conversations_(tokenizer, vocab, workload), workload_(workload) {}
 
 std::expected<double, Error> ServeWorkloadRun::run_tick() {
   const auto start = Clock::now();
   std::vector<RequestHandle> handles;
-  for (auto& conv : conversations_) {
-    append_random(conv, workload_.prompt_tokens);
+  for (const auto& conv : conversations_.next_tick()) {
     GenerateRequest r;
     r.prompt_tokens = conv;
     r.sampling.max_tokens = workload_.gen_tokens;
@@ -94,7 +103,7 @@ std::expected<double, Error> ServeWorkloadRun::run_tick() {
     ttft_.push_back(r.ttft_seconds);
     queue_.push_back(r.queue_seconds);
     totals_.generated_tokens += static_cast<int64_t>(r.tokens.size());
-    conversations_[a].insert(conversations_[a].end(), r.tokens.begin(), r.tokens.end());
+    conversations_.append_answer(a, r.tokens);
     ++totals_.num_requests;
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -109,10 +118,10 @@ ServeRunStats ServeWorkloadRun::stats() const {
   stats.requests_per_second = static_cast<double>(stats.num_requests) / seconds;
   stats.prompt_tokens_per_second = static_cast<double>(stats.prompt_tokens) / seconds;
   stats.generated_tokens_per_second = static_cast<double>(stats.generated_tokens) / seconds;
-  stats.ttft_p50 = quantile(ttft_, 0.5);
-  stats.ttft_p99 = quantile(ttft_, 0.99);
-  stats.queue_p50 = quantile(queue_, 0.5);
-  stats.queue_p99 = quantile(queue_, 0.99);
+  stats.ttft_p50 = serve_quantile(ttft_, 0.5);
+  stats.ttft_p99 = serve_quantile(ttft_, 0.99);
+  stats.queue_p50 = serve_quantile(queue_, 0.5);
+  stats.queue_p99 = serve_quantile(queue_, 0.99);
   stats.prefix_hit_rate = m.prefix_hit_rate();
   stats.kv_blocks_peak = m.kv_blocks_peak;
   stats.kv_blocks_total = m.kv_blocks_total;

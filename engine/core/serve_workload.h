@@ -3,13 +3,17 @@
 // At tick 0 an agent's prompt is system + U unique tokens; at tick t+1 it is its tick-t prompt,
 // its tick-t answer and U new tokens (as an agent's conversation grows). Each answer is G
 // greedy tokens (end-of-generation ignored, so every mode does the same work). A tick submits
-// all N requests at once and ends when all have answered. Runs through the Engine API only.
+// all N requests at once and ends when all have answered.
+// ServeConversations generates the prompts (the same token ids for every run with one seed,
+// whatever the answers); ServeWorkloadRun runs them on an Engine through the Engine API, and
+// arena/cli/bench_serve_http runs them against an OpenAI-compatible server.
 #pragma once
 
 #include <cstdint>
 #include <expected>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,11 +49,47 @@ struct ServeRunStats {
   double kv_waste_per_step = 0;  // the same, averaged over steps (see MetricsSnapshot)
   int64_t preemptions = 0;
   int64_t deadline_misses = 0;
-  int64_t failed = 0;  // requests that did not finish with FinishReason::Length
+  int64_t failed = 0;  // requests that did not finish with FinishReason::Length (or G tokens)
+  // False over HTTP: queue times, KV blocks and waste, preemptions and deadline misses are the
+  // server's own and unknown to the client.
+  bool engine_side = true;
+  bool prefix_hit_known = true;  // false when the server reports no cached prompt tokens
 };
 
 // KV tokens the workload needs when every agent's last prompt and answer are resident at once.
 int64_t serve_workload_kv_tokens(const ServeWorkload& workload);
+// Context one agent needs: its last prompt plus its last answer (S + T * (U + G)).
+int64_t serve_workload_context_tokens(const ServeWorkload& workload);
+// The q-quantile of `values` (nearest rank; 0 when empty).
+double serve_quantile(std::vector<double> values, double q);
+
+// Every agent's conversation, grown a tick at a time. The random tokens come from one generator
+// seeded with workload.seed in a fixed order, so two instances with the same seed, vocabulary
+// and workload give the same token ids whatever answers are appended.
+class ServeConversations {
+ public:
+  // Draws ids in [0, vocab) that are neither control nor end-of-generation tokens of `tokenizer`
+  // (which must outlive this); makes the shared system prompt.
+  ServeConversations(const Tokenizer& tokenizer, int32_t vocab, const ServeWorkload& workload);
+
+  // Appends U new random tokens to every agent's conversation; returns the tick's prompts.
+  const std::vector<std::vector<TokenId>>& next_tick();
+  // Appends agent `agent`'s answer to its conversation (before the next tick's tokens).
+  void append_answer(size_t agent, std::span<const TokenId> answer);
+  // Every agent's conversation as it stands.
+  const std::vector<std::vector<TokenId>>& prompts() const { return conversations_; }
+  const ServeWorkload& workload() const { return workload_; }
+
+ private:
+  // Appends `n` random ordinary-text token ids (no control or end-of-generation tokens).
+  void append_random(std::vector<TokenId>& out, int32_t n);
+
+  const Tokenizer& tokenizer_;
+  int32_t vocab_;
+  std::mt19937_64 rng_;
+  ServeWorkload workload_;
+  std::vector<std::vector<TokenId>> conversations_;
+};
 
 // One run of the workload on its own fresh Engine, a tick at a time, so that several runs (one
 // per mode) can take turns and a machine whose speed drifts slows them all alike.
@@ -75,15 +115,9 @@ class ServeWorkloadRun {
   ServeWorkloadRun(std::unique_ptr<Engine> engine, const Tokenizer& tokenizer, int32_t vocab,
                    const ServeWorkload& workload);
 
-  // Appends `n` random ordinary-text token ids (no control or end-of-generation tokens).
-  void append_random(std::vector<TokenId>& out, int32_t n);
-
   std::unique_ptr<Engine> engine_;
-  const Tokenizer& tokenizer_;
-  int32_t vocab_;
-  std::mt19937_64 rng_;
+  ServeConversations conversations_;
   ServeWorkload workload_;
-  std::vector<std::vector<TokenId>> conversations_;
   ServeRunStats totals_;
   std::vector<double> ttft_, queue_;
 };
