@@ -110,23 +110,29 @@ struct WarningLog {
   }
 };
 
-// Every game of the run ended by the referee's resign rule against random, and the scores the
-// rule saw were the referee's (random's own are null).
+// Games of the run end by the referee's resign rule against random (at least one; the others by
+// the rules, e.g. janggi's passes), and the scores the rule saw were the referee's (random's own
+// are null): every move but a game's rule-ending last one carries the referee's score.
 void check_resigned_by_referee(const fs::path& dir) {
   const auto events = read_events(dir);
   std::map<std::string, std::vector<nlohmann::json>> moves;
-  int ends = 0;
+  int ends = 0, adjudicated = 0;
   for (const auto& e : events) {
     if (e["type"] == "move") moves[e["game"]].push_back(e);
     if (e["type"] != "game_end") continue;
     ++ends;
     INFO(e.dump());
-    CHECK(e["termination"] == "adjudication");
-    CHECK(e["reason"] == "adjudicated win for search (resign rule)");
     const auto& m = moves[e["game"]];
-    REQUIRE(m.size() >= 4);
-    // Every move has the referee's score; random's last two moves were scored at <= -400 for it.
-    for (const auto& move : m) CHECK(move["referee_cp"].is_number_integer());
+    REQUIRE(!m.empty());
+    const bool by_referee = e["termination"] == "adjudication";
+    for (size_t i = 0; i + (by_referee ? 0 : 1) < m.size(); ++i)
+      CHECK(m[i]["referee_cp"].is_number_integer());
+    if (!by_referee) {
+      CHECK(e["termination"] == "normal");
+      continue;
+    }
+    ++adjudicated;
+    CHECK(e["reason"] == "adjudicated win for search (resign rule)");
     std::vector<int> random_scores;
     for (const auto& move : m)
       if (move["agent"] == "random") {
@@ -138,6 +144,7 @@ void check_resigned_by_referee(const fs::path& dir) {
     CHECK(random_scores[random_scores.size() - 2] <= -400);
   }
   CHECK(ends == 2);
+  CHECK(adjudicated >= 1);
 }
 
 }  // namespace
@@ -231,7 +238,7 @@ TEST_CASE("a referee that never answers a search: each game falls back once, non
       ++moves;
       CHECK(e["referee_cp"].is_null());
     }
-  CHECK(moves >= 2 * 40);
+  CHECK(moves >= 4);  // both games were played (search may mate random before max_plies)
   fs::remove_all(dir);
 }
 
