@@ -109,11 +109,12 @@ void read_llm(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
                    fmt::format("agent '{}' in reason mode needs a reasoning_marker", agent));
 }
 
-// Whether `command` names an executable: a path (with '/') or a name found on PATH.
+// Whether `command` names an executable: a path (with '/') or a name found on PATH or in the
+// games folders, where the UCI agent also looks (Debian installs engines in /usr/games).
 bool command_found(const std::string& command, LoadContext& ctx) {
   if (command.find('/') != std::string::npos) return ::access(command.c_str(), X_OK) == 0;
   const auto path = ctx.options.get_env ? ctx.options.get_env("PATH") : std::nullopt;
-  std::stringstream dirs(path.value_or("/usr/local/bin:/usr/bin:/bin:/usr/games"));
+  std::stringstream dirs(path.value_or("/usr/local/bin:/usr/bin:/bin") + ":/usr/games:/usr/local/games");
   for (std::string dir; std::getline(dirs, dir, ':');)
     if (!dir.empty() && ::access((std::filesystem::path(dir) / command).c_str(), X_OK) == 0) return true;
   return false;
@@ -133,7 +134,7 @@ void read_uci(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
     c.command = expanded.find('/') != std::string::npos ? ctx.path(expanded, marks.command) : expanded;
     if (ctx.options.check_files && !c.command.empty() && !command_found(c.command, ctx))
       ctx.diag.error(marks.command, fmt::format("UCI engine '{}' not found{}", c.command,
-                                                c.command.find('/') == std::string::npos ? " on PATH" : ""));
+                                                c.command.find('/') == std::string::npos ? " on PATH or in /usr/games" : ""));
   }
   f.read_list("args", c.args);
   if (const YamlNode* options = f.get("options")) {

@@ -41,6 +41,7 @@ void read_model(const YamlNode& node, size_t index, LoadContext& ctx, ModelConfi
       batching_names());
   f.read("max_num_seqs", s.max_num_seqs, 1, 4096);
   f.read("max_num_batched_tokens", s.max_num_batched_tokens, 1, 1 << 20);
+  f.read("max_prefill_tokens", s.max_prefill_tokens, 0, 1 << 20);
   f.read("max_queue", s.max_queue, 1, 1 << 20);
 
   engine::CacheConfig& c = m.engine.cache;

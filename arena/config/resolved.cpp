@@ -47,6 +47,7 @@ Node model_tree(const ModelConfig& m) {
   n.add("name", str(m.name)).add("path", str(m.path)).add("chat_template", str(m.chat_template));
   n.add("threads", num(m.threads)).add("batching", Node::plain(engine::to_string(s.mode)));
   n.add("max_num_seqs", num(s.max_num_seqs)).add("max_num_batched_tokens", num(s.max_num_batched_tokens));
+  n.add("max_prefill_tokens", num(s.max_prefill_tokens));
   n.add("max_queue", num(s.max_queue)).add("block_size", num(c.block_size));
   n.add("kv_dtype", Node::plain(engine::to_string(c.dtype)));
   n.add("kv_cache_size", Node::plain(format_memory_size(c.kv_cache_bytes)));

@@ -49,6 +49,7 @@ models:
     path: tiny.gguf
     threads: 2
     max_num_seqs: 16
+    max_prefill_tokens: 64
     kv_cache_size: 256MiB
     kv_dtype: q8_0
     prefix_cache: false
@@ -111,6 +112,7 @@ TEST_CASE("a full config is read into the typed structs", "[arena]") {
   CHECK(c.models[0].path == s.file("tiny.gguf"));
   CHECK(c.models[0].threads == 2);
   CHECK(c.models[0].engine.scheduler.max_num_seqs == 16);
+  CHECK(c.models[0].engine.scheduler.max_prefill_tokens == 64);
   CHECK(c.models[0].engine.scheduler.mode == engine::BatchingMode::Static);
   CHECK(c.models[0].engine.cache.kv_cache_bytes == size_t{256} << 20);
   CHECK(c.models[0].engine.cache.dtype == engine::KvDtype::Q8_0);
