@@ -133,8 +133,10 @@ void read_uci(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
     const std::string expanded = ctx.path(c.command, marks.command, /*resolve=*/false);
     c.command = expanded.find('/') != std::string::npos ? ctx.path(expanded, marks.command) : expanded;
     if (ctx.options.check_files && !c.command.empty() && !command_found(c.command, ctx))
-      ctx.diag.error(marks.command, fmt::format("UCI engine '{}' not found{}", c.command,
-                                                c.command.find('/') == std::string::npos ? " on PATH or in /usr/games" : ""));
+      ctx.diag.error(
+          marks.command,
+          fmt::format("UCI engine '{}' not found{}", c.command,
+                      c.command.find('/') == std::string::npos ? " on PATH or in /usr/games" : ""));
   }
   f.read_list("args", c.args);
   if (const YamlNode* options = f.get("options")) {

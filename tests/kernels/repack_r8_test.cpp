@@ -3,13 +3,12 @@
 // of 8, 1..13 activation rows) and write nothing outside their output; and kernels::matmul on a
 // repacked view keeps a row's result bit for bit the same whatever shares its batch or however
 // many threads run it.
-#include "kernels/cpu/matmul_r8.h"
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 
 #include "kernels/cpu/half.h"
+#include "kernels/cpu/matmul_r8.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dot_activation.h"
@@ -56,7 +55,8 @@ TEST_CASE("R8 repacking round-trips every row to its ggml blocks", "[kernels]") 
 }
 
 TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]") {
-  if (kernels::avx2_r8_matmul(GgmlType::Q8_0) == nullptr || kernels::vec_dot_level() == kernels::SimdLevel::Scalar) {
+  if (kernels::avx2_r8_matmul(GgmlType::Q8_0) == nullptr ||
+      kernels::vec_dot_level() == kernels::SimdLevel::Scalar) {
     WARN("no AVX2 on this CPU: the R8 kernels are not used, nothing to compare");
     return;
   }
@@ -79,7 +79,8 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]"
           std::vector<float> scales(static_cast<size_t>(n * blocks));
           std::vector<int32_t> sums(static_cast<size_t>(n * blocks));
           for (int64_t j = 0; j < n; ++j) {
-            kernels::quantize_activation_row(GgmlType::Q8_0, xf.data() + j * cols, xq.data() + j * xrow, cols);
+            kernels::quantize_activation_row(GgmlType::Q8_0, xf.data() + j * cols, xq.data() + j * xrow,
+                                             cols);
             const auto* b = reinterpret_cast<const kernels::BlockQ8_0*>(xq.data() + j * xrow);
             for (int64_t k = 0; k < blocks; ++k) {
               scales[static_cast<size_t>(j * blocks + k)] = kernels::f16_to_f32(b[k].d);
@@ -91,8 +92,8 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]"
           // A sentinel around the written block: the kernel must write exactly [r0, r1) x [j0, j1).
           const int64_t stride = rows + 2;
           std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
-          const kernels::R8Rows x{xq.data(), xrow, scales.data(), type == GgmlType::Q8_0 ? nullptr : sums.data(),
-                                  blocks};
+          const kernels::R8Rows x{xq.data(), xrow, scales.data(),
+                                  type == GgmlType::Q8_0 ? nullptr : sums.data(), blocks};
           kernel(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
           for (int64_t j = 0; j < n; ++j) {
             CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
@@ -100,8 +101,8 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]"
             for (int64_t r = 0; r < rows; ++r) {
               const float want = scalar(w.row(r), xq.data() + j * xrow, cols);
               const float got = y[static_cast<size_t>(j * stride + 1 + r)];
-              INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n << " r=" << r
-                                              << " j=" << j);
+              INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n
+                                              << " r=" << r << " j=" << j);
               CHECK(std::fabs(got - want) <= 1e-5f * (std::fabs(want) + 1.0f));
               ++num_checked;
             }
@@ -140,7 +141,8 @@ TEST_CASE("A repacked matmul row's result does not depend on its batch or the th
       CHECK(first == batch);
       for (int64_t j = 0; j < n; ++j) {
         std::vector<float> alone(static_cast<size_t>(rows));
-        kernels::matmul(packed, std::span(x).subspan(static_cast<size_t>(j * cols), static_cast<size_t>(cols)), 1,
+        kernels::matmul(packed,
+                        std::span(x).subspan(static_cast<size_t>(j * cols), static_cast<size_t>(cols)), 1,
                         alone, pool);
         INFO(kernels::traits(type).name << " threads=" << threads << " row " << j);
         CHECK(std::equal(alone.begin(), alone.end(), batch.begin() + j * rows));
