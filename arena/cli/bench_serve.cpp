@@ -42,6 +42,7 @@ struct ServeFlags {
   engine::ServeWorkload workload;
   std::string modes = kAllModes;
   int32_t max_batched_tokens = engine::SchedulerConfig{}.max_num_batched_tokens;
+  int32_t max_prefill_tokens = engine::SchedulerConfig{}.max_prefill_tokens;
   int32_t block_size = engine::CacheConfig{}.block_size;
   int threads = 0;
   std::string kv_dtype = "f16";
@@ -87,6 +88,7 @@ engine::EngineConfig mode_config(const std::string& mode, const ServeFlags& f, s
                          .value_or(engine::BatchingMode::Continuous);
   c.scheduler.max_num_seqs = f.workload.num_agents;
   c.scheduler.max_num_batched_tokens = f.max_batched_tokens;
+  c.scheduler.max_prefill_tokens = f.max_prefill_tokens;
   c.scheduler.max_queue = std::max(1024, f.workload.num_agents);
   c.logger = [](std::string_view line) { spdlog::debug("engine: {}", line); };
   return c;
@@ -211,10 +213,10 @@ int run_bench_serve(const ServeFlags& f) {
   const auto& s = (*model)->shape();
   fmt::print(
       "model {} ({} {} layers, embd {}, vocab {}); {} agents x {} ticks, system {} + {} new tokens per "
-      "tick, {} generated; KV {} ({}, blocks of {}), max {} tokens per step\n",
+      "tick, {} generated; KV {} ({}, blocks of {}), max {} tokens per step ({} prompt tokens)\n",
       f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
       w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.block_size,
-      f.max_batched_tokens);
+      f.max_batched_tokens, f.max_prefill_tokens);
   size_t width = 18;
   for (const auto& url : urls) width = std::max(width, url.size());
   nlohmann::json out = {{"model", f.model},
@@ -226,6 +228,7 @@ int run_bench_serve(const ServeFlags& f) {
                           {"ticks", w.ticks},
                           {"deadline_ms", f.deadline_ms}}},
                         {"max_batched_tokens", f.max_batched_tokens},
+                        {"max_prefill_tokens", f.max_prefill_tokens},
                         {"block_size", f.block_size},
                         {"kv_cache_bytes", kv_bytes},
                         {"kv_dtype", f.kv_dtype},
@@ -361,6 +364,9 @@ void add_bench_serve(CLI::App& bench, Action& action) {
       std::string("Comma-separated modes to run (default ") + kAllModes + "; none: only the endpoints)");
   cmd->add_option("--max-batched-tokens", f.max_batched_tokens, "Token budget per step")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-prefill-tokens", f.max_prefill_tokens,
+                  "Prompt tokens per step at most, most urgent first (0 = only --max-batched-tokens limits them)")
+      ->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--block-size", f.block_size, "Tokens per KV block")->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", f.threads, "Compute threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--kv-dtype", f.kv_dtype, "KV cache value type: f16 (default), q8_0 or f32")
