@@ -364,8 +364,9 @@ void add_bench_serve(CLI::App& bench, Action& action) {
       std::string("Comma-separated modes to run (default ") + kAllModes + "; none: only the endpoints)");
   cmd->add_option("--max-batched-tokens", f.max_batched_tokens, "Token budget per step")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--max-prefill-tokens", f.max_prefill_tokens,
-                  "Prompt tokens per step at most, most urgent first (0 = only --max-batched-tokens limits them)")
+  cmd->add_option(
+         "--max-prefill-tokens", f.max_prefill_tokens,
+         "Prompt tokens per step at most, most urgent first (0 = only --max-batched-tokens limits them)")
       ->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--block-size", f.block_size, "Tokens per KV block")->check(CLI::Range(1, 1024));
   cmd->add_option("--threads", f.threads, "Compute threads (0 = all cores)")->check(CLI::NonNegativeNumber);
