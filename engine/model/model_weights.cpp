@@ -2,13 +2,13 @@
 #include "engine/model/model_weights.h"
 
 #include <fmt/format.h>
-#include <sys/mman.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "engine/gguf/gguf_file.h"
+#include "kernels/cpu/huge_buffer.h"
 #include "kernels/quant/dequant.h"
 
 namespace engine {
@@ -88,8 +88,6 @@ class Binder {
   std::optional<Error> error_;
 };
 
-constexpr size_t kHugePage = size_t{2} << 20;
-
 // Replaces every matrix the CPU matmul has a faster layout for by a repacked copy, all in one
 // buffer owned by w (in 2 MiB pages where the kernel grants them: decode streams all of it per
 // token, and huge pages spare the TLB a miss every 4 KiB).
@@ -97,11 +95,10 @@ void repack_all(ModelWeights& w, const std::vector<kernels::MatrixView*>& matric
   size_t total = 0;
   for (const kernels::MatrixView* m : matrices) total += (kernels::repacked_bytes(*m) + 63) / 64 * 64;
   if (total == 0) return;
-  total = (total + kHugePage - 1) / kHugePage * kHugePage;
-  auto* base = static_cast<std::byte*>(std::aligned_alloc(kHugePage, total));
-  if (base == nullptr) return;          // no memory for copies: the file layout works as well
-  madvise(base, total, MADV_HUGEPAGE);  // advice only: a refusal leaves 4 KiB pages
-  std::shared_ptr<std::byte[]> buffer(base, [](std::byte* p) { std::free(p); });
+  kernels::HugeBuffer huge = kernels::allocate_huge_buffer(total);
+  if (!huge) return;  // no memory for copies: the file layout works as well
+  std::byte* const base = huge.get();
+  std::shared_ptr<std::byte[]> buffer(std::move(huge));
   size_t at = 0;
   for (kernels::MatrixView* m : matrices) {
     const size_t bytes = kernels::repacked_bytes(*m);

@@ -19,11 +19,13 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/huge_buffer.h"
 #include "kernels/cpu/machine_peaks.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
@@ -103,10 +105,13 @@ TypeFigures measure_type(GgmlType type, const KernelBenchOptions& f, kernels::Th
     v.data = data;
     return v;
   };
-  // Enough copies to fill the weight budget, so decode reads from memory, not from a cache.
+  // Enough copies to fill the weight budget, so decode reads from memory, not from a cache; in
+  // huge pages, as model loading places repacked weights.
   const size_t copies = std::max<size_t>(1, (static_cast<size_t>(f.weights_mib) << 20) / one.size());
-  std::vector<std::byte> all(one.size() * copies);
-  for (size_t c = 0; c < copies; ++c) std::memcpy(all.data() + c * one.size(), one.data(), one.size());
+  const size_t all_bytes = one.size() * copies;
+  const kernels::HugeBuffer all = kernels::allocate_huge_buffer(all_bytes);
+  if (!all) throw std::bad_alloc();
+  for (size_t c = 0; c < copies; ++c) std::memcpy(all.get() + c * one.size(), one.data(), one.size());
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> x(static_cast<size_t>(f.batch * f.cols));
   for (float& v : x) v = dist(rng);
@@ -114,12 +119,12 @@ TypeFigures measure_type(GgmlType type, const KernelBenchOptions& f, kernels::Th
 
   const double decode = best_time(f.seconds, [&] {
     for (size_t c = 0; c < copies; ++c) {
-      const auto w = view_at(all.data() + c * one.size());
+      const auto w = view_at(all.get() + c * one.size());
       kernels::matmul(w, std::span(x).first(static_cast<size_t>(f.cols)), 1,
                       std::span(y).first(static_cast<size_t>(f.rows)), pool);
     }
   });
-  out.decode_gbs = static_cast<double>(all.size()) / decode / 1e9;
+  out.decode_gbs = static_cast<double>(all_bytes) / decode / 1e9;
   const auto w = view_at(one.data());
   const double batched = best_time(f.seconds, [&] { kernels::matmul(w, x, f.batch, y, pool); });
   out.batched_gflops = 2.0 * static_cast<double>(f.rows * f.cols * f.batch) / batched / 1e9;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace kernels {
 
@@ -26,5 +27,8 @@ double measure_int8_dot_peak(ThreadPool& pool, double seconds);
 // independent FMA (or int8 dot) chains; returns multiply-adds done.
 double fma_peak_loop(long iterations);
 double int8_dot_peak_loop(long iterations);
+// The sum of `words` words read in order (256-bit loads, four accumulators in AVX2 builds,
+// only called when the CPU has AVX2; a plain loop elsewhere).
+uint64_t read_stream_loop(const uint64_t* data, size_t words);
 
 }  // namespace kernels
