@@ -36,6 +36,7 @@ tournament:
   games_per_pairing: 2
   concurrency: 2
   tick: 10ms
+  move_deadline: 5s   # the search stops at its deadline: a short one would make its moves depend on speed
   openings: {janggi_setups: true}
   adjudication: {max_plies: 80}
   seed: 11
