@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of arena's parsers (fuzz/*_fuzzer.cpp) with libFuzzer, ASan and UBSan.
 #
-#   scripts/fuzz.sh [TARGET|all] [SECONDS]      default: all targets, 60 seconds each
+#   scripts/fuzz.sh [TARGET[,TARGET...]|all] [SECONDS]      default: all targets, 60 seconds each
 #
 # Installs clang-19 and libclang-rt-19-dev when missing (Debian; root or sudo), configures a
 # separate build (build-fuzz/, -DARENA_FUZZ=ON, ccache) that compiles only the fuzz targets and
@@ -17,7 +17,9 @@
 # allocation's stack was ~10% of the time; the saved reproducer runs with ASan's full default),
 # ARENA_TESTDATA (test data folder), ARENA_FUZZ_RSS_MB (default 2048), ARENA_FUZZ_MALLOC_MB (512),
 # ARENA_FUZZ_RUNS (stop a target after this many executions, or SECONDS, whichever comes first:
-# the long runs of docs/reliability.md use ARENA_FUZZ_RUNS=1000000 with a generous SECONDS).
+# the long runs of docs/reliability.md use ARENA_FUZZ_RUNS=1000000 with a generous SECONDS),
+# ARENA_FUZZ_PARALLEL (targets run at a time, default 1; each summary is printed when its target
+# ends, so the order of the lines can differ from the order of the targets).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -34,11 +36,14 @@ all_targets=(chess_fen_fuzzer janggi_fen_fuzzer epd_fuzzer move_fuzzer pgn_fuzze
   uci_output_fuzzer openai_json_fuzzer http_ws_fuzzer)
 if [[ $target == all ]]; then
   targets=("${all_targets[@]}")
-elif [[ " ${all_targets[*]} " == *" $target "* ]]; then
-  targets=("$target")
 else
-  echo "fuzz.sh: unknown target '$target' (known: all ${all_targets[*]})" >&2
-  exit 2
+  IFS=, read -r -a targets <<<"$target"
+  for t in "${targets[@]}"; do
+    if [[ " ${all_targets[*]} " != *" $t "* ]]; then
+      echo "fuzz.sh: unknown target '$t' (known: all ${all_targets[*]})" >&2
+      exit 2
+    fi
+  done
 fi
 
 # The fuzz toolchain: only this script needs it, so scripts/deps.sh does not install it.
@@ -69,46 +74,70 @@ mkdir -p "$build/crashes" "$build/logs"
 # Stack traces need llvm-symbolizer: clang-19's when the llvm-19 package is there, else any.
 symbolizer=/usr/lib/llvm-19/bin/llvm-symbolizer
 [[ -x $symbolizer ]] || symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || echo none)
+# Fuzzes one target; its summary (and a failure's log tail) goes to $build/logs/<target>.summary,
+# printed when the target ends so that parallel targets never interleave their lines.
+fuzz_one() {
+  local t=$1 corpus log artifacts rc execs cov ft units found=0 failed=0 saved
+  {
+    corpus=$build/corpus/$t
+    mkdir -p "$corpus" "$seeds/$t"
+    log=$build/logs/$t.log
+    artifacts=$build/artifacts/$t/
+    rm -rf "$artifacts"
+    mkdir -p "$artifacts"
+    args=(-max_total_time="$seconds" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$malloc_mb" -timeout=10
+      -max_len=131072 -print_final_stats=1 -artifact_prefix="$artifacts")
+    [[ -n ${ARENA_FUZZ_RUNS:-} ]] && args+=(-runs="$ARENA_FUZZ_RUNS")
+    [[ -f fuzz/dict/$t.dict ]] && args+=(-dict="fuzz/dict/$t.dict")
+    set +e
+    ASAN_SYMBOLIZER_PATH=$symbolizer \
+      ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:malloc_context_size=${ARENA_FUZZ_MALLOC_CONTEXT:-0} \
+      UBSAN_OPTIONS=print_stacktrace=1 \
+      "$build/fuzz/$t" "${args[@]}" "$corpus" "$seeds/$t" >"$log" 2>&1
+    rc=$?
+    set -e
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || true)
+    ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || true)
+    units=$(find "$corpus" -type f | wc -l)
+    found=0
+    for a in "$artifacts"*; do
+      [[ -f $a ]] || continue
+      found=1
+      saved=$build/crashes/$t-$(basename "$a")
+      cp "$a" "$saved"
+      printf '#!/usr/bin/env bash\n# Reproduces %s (see %s)\nASAN_SYMBOLIZER_PATH=%q ARENA_TESTDATA=%q %q %q\n' \
+        "$saved" "$log" "$symbolizer" "${ARENA_TESTDATA:-}" "$build/fuzz/$t" "$saved" >"$saved.sh"
+      chmod +x "$saved.sh"
+      echo "fuzz.sh: $t: CRASH saved as $saved; reproduce with $saved.sh" >&2
+    done
+    if [[ $rc -ne 0 || $found -ne 0 ]]; then
+      failed=1
+      echo "fuzz.sh: $t exited $rc; last lines of $log:" >&2
+      tail -n 30 "$log" >&2
+    fi
+    printf '%-22s %4ss  execs %-10s cov %-6s ft %-7s corpus %-5s %s\n' "$t" "$seconds" "${execs:-?}" \
+      "${cov:-?}" "${ft:-?}" "$units" "$([[ $rc -eq 0 && $found -eq 0 ]] && echo ok || echo CRASH)"
+  } >"$build/logs/$t.summary" 2>&1
+  return $failed
+}
+
+# ARENA_FUZZ_PARALLEL targets at a time (default 1): each libFuzzer process is single-threaded.
+parallel=${ARENA_FUZZ_PARALLEL:-1}
+[[ $parallel =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: ARENA_FUZZ_PARALLEL must be a positive integer" >&2; exit 2; }
 status=0
+declare -A job_target=()
+finish_one() {
+  local pid rc=0
+  wait -n -p pid "${!job_target[@]}" || rc=$?
+  cat "$build/logs/${job_target[$pid]}.summary"
+  [[ $rc -eq 0 ]] || status=1
+  unset "job_target[$pid]"
+}
 for t in "${targets[@]}"; do
-  corpus=$build/corpus/$t
-  mkdir -p "$corpus" "$seeds/$t"
-  log=$build/logs/$t.log
-  artifacts=$build/artifacts/$t/
-  rm -rf "$artifacts"
-  mkdir -p "$artifacts"
-  args=(-max_total_time="$seconds" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$malloc_mb" -timeout=10
-    -max_len=131072 -print_final_stats=1 -artifact_prefix="$artifacts")
-  [[ -n ${ARENA_FUZZ_RUNS:-} ]] && args+=(-runs="$ARENA_FUZZ_RUNS")
-  [[ -f fuzz/dict/$t.dict ]] && args+=(-dict="fuzz/dict/$t.dict")
-  set +e
-  ASAN_SYMBOLIZER_PATH=$symbolizer \
-    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:malloc_context_size=${ARENA_FUZZ_MALLOC_CONTEXT:-0} \
-    UBSAN_OPTIONS=print_stacktrace=1 \
-    "$build/fuzz/$t" "${args[@]}" "$corpus" "$seeds/$t" >"$log" 2>&1
-  rc=$?
-  set -e
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
-  units=$(find "$corpus" -type f | wc -l)
-  found=0
-  for a in "$artifacts"*; do
-    [[ -f $a ]] || continue
-    found=1
-    saved=$build/crashes/$t-$(basename "$a")
-    cp "$a" "$saved"
-    printf '#!/usr/bin/env bash\n# Reproduces %s (see %s)\nASAN_SYMBOLIZER_PATH=%q ARENA_TESTDATA=%q %q %q\n' \
-      "$saved" "$log" "$symbolizer" "${ARENA_TESTDATA:-}" "$build/fuzz/$t" "$saved" >"$saved.sh"
-    chmod +x "$saved.sh"
-    echo "fuzz.sh: $t: CRASH saved as $saved; reproduce with $saved.sh" >&2
-  done
-  if [[ $rc -ne 0 || $found -ne 0 ]]; then
-    status=1
-    echo "fuzz.sh: $t exited $rc; last lines of $log:" >&2
-    tail -n 30 "$log" >&2
-  fi
-  printf '%-22s %4ss  execs %-10s cov %-6s ft %-7s corpus %-5s %s\n' "$t" "$seconds" "${execs:-?}" \
-    "${cov:-?}" "${ft:-?}" "$units" "$([[ $rc -eq 0 && $found -eq 0 ]] && echo ok || echo CRASH)"
+  while ((${#job_target[@]} >= parallel)); do finish_one; done
+  fuzz_one "$t" &
+  job_target[$!]=$t
 done
+while ((${#job_target[@]} > 0)); do finish_one; done
 exit $status
