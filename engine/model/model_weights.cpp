@@ -2,7 +2,10 @@
 #include "engine/model/model_weights.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -88,12 +91,29 @@ class Binder {
   std::optional<Error> error_;
 };
 
+// Drops the whole pages of [data, data + bytes) from this process's view of the mapped file:
+// a repacked matrix is never read in its file layout again, so without this the process would
+// hold the matrix twice (its file pages stay resident until the kernel needs the memory). The
+// mapping is read-only and private, so a later read, if any (a tied token_embd's rows for the
+// lookups), faults the same bytes back in from the file.
+void release_file_pages(const std::byte* data, size_t bytes) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+// Bytes of a matrix's repacked copy in repack_all's buffer (0: the matrix keeps its layout).
+size_t padded_repacked_bytes(const kernels::MatrixView& m) {
+  return (kernels::repacked_bytes(m) + 63) / 64 * 64;
+}
+
 // Replaces every matrix the CPU matmul has a faster layout for by a repacked copy, all in one
 // buffer owned by w (in 2 MiB pages where the kernel grants them: decode streams all of it per
 // token, and huge pages spare the TLB a miss every 4 KiB).
 void repack_all(ModelWeights& w, const std::vector<kernels::MatrixView*>& matrices) {
   size_t total = 0;
-  for (const kernels::MatrixView* m : matrices) total += (kernels::repacked_bytes(*m) + 63) / 64 * 64;
+  for (const kernels::MatrixView* m : matrices) total += padded_repacked_bytes(*m);
   if (total == 0) return;
   kernels::HugeBuffer huge = kernels::allocate_huge_buffer(total);
   if (!huge) return;  // no memory for copies: the file layout works as well
@@ -103,8 +123,10 @@ void repack_all(ModelWeights& w, const std::vector<kernels::MatrixView*>& matric
   for (kernels::MatrixView* m : matrices) {
     const size_t bytes = kernels::repacked_bytes(*m);
     if (bytes == 0) continue;
+    const kernels::MatrixView file_layout = *m;
     *m = kernels::repack_for_matmul(*m, base + at);
     at += (bytes + 63) / 64 * 64;
+    release_file_pages(file_layout.data, file_layout.row_stride * static_cast<size_t>(file_layout.rows));
   }
   w.repacked.push_back(std::move(buffer));
 }
@@ -114,6 +136,15 @@ void repack_all(ModelWeights& w, const std::vector<kernels::MatrixView*>& matric
 bool repack_enabled() {
   const char* v = std::getenv("ARENA_NO_REPACK");
   return v == nullptr || std::strcmp(v, "1") != 0;
+}
+
+uint64_t weight_copy_bytes(const gguf::GgufFile& file) {
+  if (!repack_enabled() || file.find_tensor("output.weight")) return 0;
+  const gguf::TensorInfo* t = file.find_tensor("token_embd.weight");
+  if (!t || t->dims.size() != 2 || !kernels::is_supported_weight_type(t->type) ||
+      t->dims[0] % kernels::traits(t->type).block_size != 0)
+    return 0;  // bind_weights refuses such a file
+  return padded_repacked_bytes(kernels::matrix_view(nullptr, t->type, t->dims[1], t->dims[0]));
 }
 
 std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, const ModelConfig& config) {

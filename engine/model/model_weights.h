@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <expected>
 #include <memory>
 #include <span>
@@ -50,6 +51,11 @@ struct ModelWeights {
 // Whether bind_weights repacks (true unless the environment sets ARENA_NO_REPACK=1, which keeps
 // every matrix in its file layout: for comparing the two).
 bool repack_enabled();
+
+// Bytes bind_weights allocates beyond the file's tensors: the repacked copy of a tied output
+// (token_embd keeps its file layout for the lookups); 0 when nothing is tied or repacked. The
+// other repacked matrices replace their file pages, which are then never read again.
+uint64_t weight_copy_bytes(const gguf::GgufFile& file);
 
 // Binds every tensor `config` calls for, or returns an Error naming the tensor and what is wrong
 // (missing; shape found vs expected; unsupported or non-F32 type).

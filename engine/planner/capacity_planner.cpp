@@ -11,6 +11,7 @@
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model_config.h"
+#include "engine/model/model_weights.h"
 
 namespace engine {
 
@@ -70,6 +71,8 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
   const KvCacheShape kv{s.num_layers, s.num_kv_heads, s.head_dim, request.block_size, request.kv_dtype};
   plan.kv_bytes_per_token = kv.bytes_per_token();
   for (const auto& t : file.tensors()) plan.weight_bytes += t.data.size();  // all inside the file
+  plan.weight_copy_bytes = weight_copy_bytes(file);
+  plan.weight_bytes += plan.weight_copy_bytes;
 
   // Whole blocks per request (rounded up without overflowing the context), then their bytes.
   const auto context = static_cast<uint64_t>(plan.context);
@@ -111,7 +114,11 @@ std::string format_plan(const CapacityPlan& p) {
   std::string out = fmt::format(
       "model: {}, {} layers, {} heads ({} KV) of {}, embedding {}, vocab {}, trained context {}\n", s.arch,
       s.num_layers, s.num_heads, s.num_kv_heads, s.head_dim, s.embedding_dim, s.vocab_size, s.context_length);
-  out += fmt::format("weights: {}\n", format_bytes(p.weight_bytes));
+  out += fmt::format("weights: {}", format_bytes(p.weight_bytes));
+  if (p.weight_copy_bytes)
+    out += fmt::format(" ({} in the file + {} for the repacked copy of the tied output)",
+                       format_bytes(p.weight_bytes - p.weight_copy_bytes), format_bytes(p.weight_copy_bytes));
+  out += "\n";
   out += fmt::format("KV per token ({}): {} bytes = 2 x {} layers x {} KV heads x {} x {:g} bytes\n",
                      to_string(p.kv_dtype), p.kv_bytes_per_token, s.num_layers, s.num_kv_heads, s.head_dim,
                      bytes_per_value);

@@ -34,7 +34,8 @@ struct CapacityPlan {
   int32_t block_size = 16;
   int64_t context = 0;
   uint64_t kv_bytes_per_token = 0;
-  uint64_t weight_bytes = 0;          // all tensor data in the file
+  uint64_t weight_bytes = 0;          // the loaded weights: all tensor data in the file + copies
+  uint64_t weight_copy_bytes = 0;     // of which copies (a tied output's repacked copy)
   uint64_t kv_bytes_per_request = 0;  // the context rounded up to whole blocks
   std::optional<uint64_t> memory_bytes;
   std::optional<int64_t> max_concurrent_requests;  // when memory_bytes is given

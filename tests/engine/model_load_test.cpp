@@ -1,12 +1,18 @@
 // Loading models: hyper-parameters read from GGUF metadata, and every way a file can be wrong
 // (unsupported architecture, missing key, missing tensor, wrong shape, wrong or unsupported type,
-// unsupported rope scaling) reported as an Error naming the problem, never a crash.
+// unsupported rope scaling) reported as an Error naming the problem, never a crash; and a
+// repacked model, whose file pages are released, computing what the file layout computes.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "engine/model/model_config.h"
+#include "engine/model/sequence_runner.h"
 #include "engine/model/transformer.h"
 #include "tests/common/testdata.h"
 #include "tests/engine/model_test_files.h"
@@ -152,4 +158,35 @@ TEST_CASE("Bad models are rejected with an error naming the problem", "[engine]"
     });
     contains(load_error(path), "tensor 'blk.0.attn_q.weight' has type q3_K, which is not supported");
   }
+}
+
+TEST_CASE("A repacked tied model computes what its file layout computes", "[engine]") {
+  // Repacking drops the file pages of every repacked matrix, token_embd's too when the output is
+  // tied to it: the lookups then read those rows back from the file.
+  const auto path =
+      engine::test::synth_tiny("repack_tied_q8_0", Arch::Qwen2, engine::synth::SynthDtype::Q8_0, 1, true);
+  auto file = engine::gguf::GgufFile::open(path);
+  REQUIRE(file.has_value());
+  REQUIRE(file->find_tensor("output.weight") == nullptr);
+  const std::vector<int32_t> tokens = {5, 77, 300, 5, 1021, 9, 42, 640};
+  auto logits = [&](bool repack) {
+    if (!repack) ::setenv("ARENA_NO_REPACK", "1", 1);
+    auto model = engine::Transformer::from_gguf(*file, 1);
+    ::unsetenv("ARENA_NO_REPACK");
+    REQUIRE(model.has_value());
+    engine::SequenceRunner runner(**model, static_cast<int32_t>(tokens.size()));
+    auto out = runner.eval(tokens, true);
+    REQUIRE(out.has_value());
+    return *out;
+  };
+  const std::vector<float> repacked = logits(true), plain = logits(false);
+  REQUIRE(repacked.size() == plain.size());
+  float scale = 0, diff = 0;
+  for (size_t i = 0; i < plain.size(); ++i) {
+    scale = std::max(scale, std::abs(plain[i]));
+    diff = std::max(diff, std::abs(repacked[i] - plain[i]));
+  }
+  INFO("max |logit| " << scale << ", max difference " << diff);
+  CHECK(scale > 0);
+  CHECK(diff <= 1e-4f * scale);
 }

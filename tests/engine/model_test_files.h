@@ -37,11 +37,14 @@ inline std::filesystem::path temp_model_path(const std::string& name) {
   return path;
 }
 
-// Writes a `tiny`-shaped (2 layers, embd 256, 4 heads, 2 KV heads) model of `arch` and `dtype`.
+// Writes a `tiny`-shaped (2 layers, embd 256, 4 heads, 2 KV heads) model of `arch` and `dtype`,
+// with its output projection tied to token_embd (no output.weight) when `tied`.
 inline std::string synth_tiny(const std::string& name, synth::Arch arch,
-                              synth::SynthDtype dtype = synth::SynthDtype::F32, uint64_t seed = 1) {
+                              synth::SynthDtype dtype = synth::SynthDtype::F32, uint64_t seed = 1,
+                              bool tied = false) {
   synth::ShapeOverrides overrides;
   overrides.arch = arch;
+  overrides.tied_embeddings = tied;
   auto shape = synth::resolve_shape("tiny", overrides);
   REQUIRE(shape.has_value());
   synth::SynthOptions options;

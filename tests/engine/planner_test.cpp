@@ -1,11 +1,15 @@
 // Capacity planner: KV bytes per token from GGUF metadata, per-request KV at a context, how
-// many requests fit in a memory budget, memory for K agents, and byte-size parsing.
+// many requests fit in a memory budget, memory for K agents, the repacked copy of a tied
+// output, and byte-size parsing.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/planner/capacity_planner.h"
+#include "kernels/ops.h"
 #include "tests/common/testdata.h"
+#include "tests/engine/model_test_files.h"
 
 using namespace engine;
 
@@ -67,4 +71,35 @@ TEST_CASE("Capacity plan of the llama test model", "[engine]") {
   REQUIRE(plan);
   CHECK(plan->max_concurrent_requests == 0);
   CHECK(format_plan(*plan).find("do not fit") != std::string::npos);
+}
+
+TEST_CASE("The plan counts the repacked copy of a tied output", "[engine]") {
+  const auto path = test::synth_tiny("plan_tied_q8_0", synth::Arch::Qwen2, synth::SynthDtype::Q8_0, 1, true);
+  auto file = gguf::GgufFile::open(path);
+  REQUIRE(file.has_value());
+  REQUIRE(file->find_tensor("output.weight") == nullptr);
+  const auto* embd = file->find_tensor("token_embd.weight");
+  REQUIRE(embd != nullptr);
+  uint64_t in_file = 0;
+  for (const auto& t : file->tensors()) in_file += t.data.size();
+
+  // What bind_weights allocates for the copy: the kernels' repacked size of token_embd, if any.
+  const size_t repacked = kernels::repacked_bytes(
+      kernels::matrix_view(embd->data.data(), embd->type, embd->dims[1], embd->dims[0]));
+  auto plan = plan_capacity(*file, {});
+  REQUIRE(plan.has_value());
+  CHECK(plan->weight_copy_bytes == (repacked + 63) / 64 * 64);
+  CHECK(plan->weight_bytes == in_file + plan->weight_copy_bytes);
+  if (repacked > 0) {
+    CHECK(repacked >= embd->data.size());
+    CHECK(format_plan(*plan).find("for the repacked copy of the tied output") != std::string::npos);
+  }
+
+  // Without repacking there is no copy.
+  ::setenv("ARENA_NO_REPACK", "1", 1);
+  auto plain = plan_capacity(*file, {});
+  ::unsetenv("ARENA_NO_REPACK");
+  REQUIRE(plain.has_value());
+  CHECK(plain->weight_copy_bytes == 0);
+  CHECK(plain->weight_bytes == in_file);
 }
