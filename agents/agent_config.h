@@ -17,6 +17,10 @@
 #include "agents/agent.h"
 #include "engine/api.h"
 
+namespace agents::backend {
+class SharedBackends;
+}
+
 namespace agents {
 
 // How moves are written in prompts and read from answers.
@@ -58,9 +62,9 @@ struct OpenAiBackendConfig {
   Endpoint endpoint = Endpoint::Chat;
   RemoteConstraint constraint = RemoteConstraint::Vllm;
   std::chrono::milliseconds timeout{60000};  // per HTTP request
-  int32_t max_concurrency = 8;               // requests in flight to this server from this agent
-  int32_t max_retries = 3;                   // on 429 / 503 / connection errors, with backoff
-  std::chrono::milliseconds backoff{500};    // first backoff; doubles each retry
+  int32_t max_concurrency = 8;  // requests in flight to this server from this agent (all its seats)
+  int32_t max_retries = 3;      // on 429 / 503 / connection errors, with backoff
+  std::chrono::milliseconds backoff{500};  // first backoff; doubles each retry
 };
 
 struct LlmAgentConfig {
@@ -140,6 +144,10 @@ struct AgentEnvironment {
   std::function<const ModelBinding*(const std::string& name)> find_model;
   // Reads an environment variable (the OpenAI key); library code never calls getenv itself.
   std::function<std::optional<std::string>(const std::string& name)> get_env;
+  // When set, every instance of one remote (OpenAI) agent made through this environment shares
+  // one backend, so its max_concurrency bounds the agent's requests over all its games; unset,
+  // each instance has its own.
+  std::shared_ptr<backend::SharedBackends> shared_backends;
 };
 
 // A problem making an agent (unknown model, missing engine binary, no chat template, ...).

@@ -6,6 +6,7 @@
 
 #include "agents/backend/engine_backend.h"
 #include "agents/backend/openai_backend.h"
+#include "agents/backend/shared_backends.h"
 #include "agents/llm/default_prompts.h"
 #include "agents/llm/llm_player.h"
 #include "agents/llm/position_text.h"
@@ -109,7 +110,8 @@ std::expected<std::unique_ptr<Agent>, AgentError> make_llm_agent(const AgentConf
         return error(config, fmt::format("the environment variable {} (api_key_env) is not set",
                                          c.openai.api_key_env));
     }
-    auto remote = backend::make_openai_backend(c.openai, std::move(key));
+    const auto make = [&] { return backend::make_openai_backend(c.openai, key); };
+    auto remote = env.shared_backends ? env.shared_backends->get(config.name, make) : make();
     if (!remote) return error(config, remote.error());
     backend = std::move(*remote);
   }

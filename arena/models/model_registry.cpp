@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "agents/backend/shared_backends.h"
+
 namespace arena::models {
 
 ModelRegistry::~ModelRegistry() = default;
@@ -51,6 +53,7 @@ agents::AgentEnvironment ModelRegistry::environment() const {
   agents::AgentEnvironment env;
   env.find_model = [this](const std::string& name) { return find(name); };
   env.get_env = process_env;
+  env.shared_backends = std::make_shared<agents::backend::SharedBackends>();
   return env;
 }
 

@@ -1,11 +1,12 @@
 // The OpenAI-compatible backend against a real HTTP server in the test: chat and completions
 // endpoints, the constraint field each server understands (vLLM choice, llama-server grammar),
 // the API key as a bearer token only, 503 then success, a timeout, a 401, connection errors,
-// keep-alive reuse, and the concurrency limit.
+// keep-alive reuse, and the concurrency limit (of one backend, and of an agent's instances).
 #include "agents/backend/openai_backend.h"
 
 #include <nlohmann/json.hpp>
 
+#include "agents/backend/shared_backends.h"
 #include "tests/agents/llm_test_support.h"
 #include "tests/agents/openai_test_server.h"
 
@@ -267,4 +268,35 @@ TEST_CASE("OpenAI backend: an agent destroyed with a request in flight resolves 
   const auto r = wait(ticket);
   REQUIRE(r.failure);
   CHECK(r.failure->kind == agents::FailureKind::Cancelled);
+}
+
+TEST_CASE("OpenAI backend: the instances of one agent share its max_concurrency", "[agents]") {
+  // The tournament makes an instance per seat; through an environment with shared backends they
+  // are one client, so an agent in three concurrent games still has at most one request in flight.
+  for (const bool shared : {true, false}) {
+    INFO("shared " << shared);
+    FakeServer slow([](const Received&) {
+      return Reply{200, chat_answer("e4"), std::chrono::milliseconds(150)};
+    });
+    agents::LlmAgentConfig c = remote(slow);
+    c.openai.max_concurrency = 1;
+    agents::AgentEnvironment env = env_with_key();
+    if (shared) env.shared_backends = std::make_shared<agents::backend::SharedBackends>();
+    auto game = games::make_game("chess");
+    REQUIRE(game);
+    std::vector<std::unique_ptr<agents::Agent>> seats;
+    std::vector<std::shared_ptr<agents::MoveTicket>> tickets;
+    for (int i = 0; i < 3; ++i) {
+      auto agent = agents::make_llm_agent(agent_config("remote", c), env);
+      REQUIRE(agent);
+      seats.push_back(std::move(*agent));
+    }
+    for (auto& seat : seats) tickets.push_back(seat->start_move(move_request(**game)));
+    for (const auto& ticket : tickets) CHECK_FALSE(wait(ticket).failure);
+    CHECK(slow.received().size() == 3);
+    if (shared)
+      CHECK(slow.max_in_flight() == 1);
+    else
+      CHECK(slow.max_in_flight() > 1);  // each instance had its own limit of one
+  }
 }
