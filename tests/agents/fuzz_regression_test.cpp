@@ -14,30 +14,9 @@
 
 #include "agents/backend/openai_answer.h"
 #include "agents/uci/uci_protocol.h"
+#include "tests/common/testdata.h"
 
-namespace {
-
-// tests/data/fuzz, looked for above the working directory (CTest runs in <build>/tests).
-std::filesystem::path fuzz_data_dir() {
-  auto dir = std::filesystem::current_path();
-  for (int up = 0; up < 5; ++up, dir = dir.parent_path())
-    if (std::filesystem::is_directory(dir / "tests/data/fuzz")) return dir / "tests/data/fuzz";
-  return {};
-}
-
-// The fuzz input `name` without its selector byte, or `fallback` when the folder is not found.
-std::string fuzz_input(const std::string& name, const std::string& fallback) {
-  const auto dir = fuzz_data_dir();
-  if (dir.empty()) return fallback;
-  std::ifstream in(dir / name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string bytes = text.str();
-  REQUIRE(bytes.size() > 1);
-  return bytes.substr(1);
-}
-
-}  // namespace
+using arena::test::fuzz_input;
 
 TEST_CASE("a UCI score of -2^31 is refused and -(2^31 - 1) is read", "[agents]") {
   const std::string line =

@@ -6,6 +6,7 @@
 
 #include "arena/config/loader.h"
 #include "tests/arena/config_test_paths.h"
+#include "tests/common/testdata.h"
 
 using namespace arena::config;
 
@@ -119,6 +120,34 @@ TEST_CASE("text that is not UTF-8 is refused at its first bad byte", "[arena]") 
   CHECK(load_config_from_string(
             "agents: [{name: a, type: llm, system_prompt: \"장기 한수\"}, {name: b, type: random}]\n",
             "ko.yaml", options)
+            .has_value());
+}
+
+TEST_CASE("a raw control character is refused where it stands", "[arena]") {
+  // Found by config_fuzzer: yaml-cpp read a NUL inside a value as a line break.
+  const std::string nul = std::string("agents:\n  - {name: \"a") + '\0' + "b\", type: random}\n";
+  const auto r = load_config_from_string(nul, "nul.yaml", {});
+  REQUIRE_FALSE(r);
+  CHECK(format_diagnostics(r.error()) ==
+        "nul.yaml:2:14: the config holds the control character U+0000, which YAML text cannot contain (in a "
+        "double-quoted string write it as an escape, e.g. \\t)\n");
+  for (const char* text :
+       {"agents: [\x01]\n", "agents: x\x7f\n", "agents: \xc2\x9b\n", "agents: \xef\xbf\xbe\n"}) {
+    INFO(text);
+    const auto bad = load_config_from_string(text, "c.yaml", {});
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().front().message, Catch::Contains("control character"));
+  }
+  // The fuzz input itself: a model name holding a NUL, which came back as two lines.
+  const auto found = load_config_from_string(
+      arena::test::read_bytes(arena::test::fuzz_data_dir() / "config-nul-in-value.yaml"), "fuzz.yaml", {});
+  REQUIRE_FALSE(found);
+  CHECK(found.error().front().to_string().starts_with(
+      "fuzz.yaml:18:22: the config holds the control character U+0000"));
+  // Tabs, CR LF line ends and a byte-order mark are YAML text.
+  CHECK(load_config_from_string("\xef\xbb\xbf"
+                                "agents:\r\n  - {name: a,\ttype: random}\r\n  - {name: b, type: random}\r\n",
+                                "ok.yaml", {})
             .has_value());
 }
 

@@ -1,6 +1,8 @@
 // The config loader on valid configs: every section read into the typed structs, defaults
 // filled in, paths and prompts resolved against the config's folder, ${VAR} expansion,
 // overrides, and the resolved config that loads back to the same Config with the same hash.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -275,6 +277,42 @@ TEST_CASE("the resolved config loads back to the same config and hash", "[arena]
   CHECK(config_hash(*first) == config_hash(*second));
   CHECK(diff_configs(*first, *second, /*results_only=*/false).empty());
   CHECK(config_hash(*first).size() == 16);
+}
+
+TEST_CASE("multi-line and escaped strings load back from the resolved config", "[arena]") {
+  // Found by config_fuzzer: yaml-cpp writes a multi-line value as a "|" literal block, which keeps
+  // exactly one final line break and takes its indentation from the first line; other values are
+  // written double-quoted, with escapes.
+  Scratch s;
+  for (const char* value : {"x\\ny", "end\\n", "two\\n\\n", "\\nfirst empty\\n", " lead\\nx\\n",
+                            "\\tlead\\nx\\n", "tab\\there\\nok\\n", "cr\\r\\nlf\\n", "ls\\Lx\\ny\\n",
+                            "bom\\ufeff\\ny\\n", "trail \\n", "\\n", "\\n\\n", "장기\\n한수"}) {
+    INFO(value);
+    const std::string text = fmt::format(
+        "agents: [{{name: a, type: random}}, {{name: b, type: random}}]\n"
+        "output: {{dir: \"{}\"}}\n",
+        value);
+    auto first = load_config_from_string(text, s.file("escapes.yaml"), options_for(s));
+    REQUIRE(errors_of(first) == "");
+    const std::string resolved = resolved_yaml(*first);
+    INFO(resolved.substr(resolved.find("output:")));
+    auto second = load_config_from_string(resolved, s.file("resolved.yaml"), options_for(s));
+    REQUIRE(errors_of(second) == "");
+    CHECK(second->output.dir == first->output.dir);
+    CHECK(diff_configs(*first, *second, /*results_only=*/false).empty());
+  }
+  // A control character from an escape is refused where the value stands.
+  for (const char* value : {"a\\0b", "x\\x01y", "e\\e", "del\\x7f", "c1\\x9b", "\\uffff"}) {
+    INFO(value);
+    const std::string text = fmt::format(
+        "agents: [{{name: a, type: random}}, {{name: b, type: random}}]\n"
+        "output: {{dir: \"{}\"}}\n",
+        value);
+    const auto bad = load_config_from_string(text, "c.yaml", options_for(s));
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().front().mark.line == 2);
+    CHECK_THAT(bad.error().front().message, Catch::Contains("control character"));
+  }
 }
 
 TEST_CASE("the hash and the diff see the fields that change results, not output or web", "[arena]") {

@@ -2,6 +2,8 @@
 #include "tests/common/testdata.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace arena::test {
 
@@ -23,6 +25,27 @@ std::optional<std::filesystem::path> testdata_file(const std::string& relative) 
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   return path;
+}
+
+std::filesystem::path fuzz_data_dir() {
+  const auto dir = std::filesystem::path(ARENA_SOURCE_DIR) / "tests" / "data" / "fuzz";
+  std::error_code ec;
+  return std::filesystem::is_directory(dir, ec) ? dir : std::filesystem::path();
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string fuzz_input(const std::string& name, const std::string& fallback) {
+  const auto dir = fuzz_data_dir();
+  if (dir.empty()) return fallback;
+  const std::string bytes = read_bytes(dir / name);
+  REQUIRE(bytes.size() > 1);
+  return bytes.substr(1);
 }
 
 }  // namespace arena::test

@@ -1,4 +1,5 @@
-// Locating ../shared/testdata for conformance tests, and skipping cleanly when it is absent.
+// Locating ../shared/testdata for conformance tests, and skipping cleanly when it is absent; the
+// inputs the fuzz targets found (tests/data/fuzz of the source tree).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,17 @@ std::optional<std::filesystem::path> testdata_dir();
 
 // <testdata>/<relative> when it exists, else nullopt.
 std::optional<std::filesystem::path> testdata_file(const std::string& relative);
+
+// <source>/tests/data/fuzz: the inputs the fuzz targets found (docs/reliability.md); an empty
+// path when the folder is not there.
+std::filesystem::path fuzz_data_dir();
+
+// The bytes of the file at `path` (empty when it cannot be read).
+std::string read_bytes(const std::filesystem::path& path);
+
+// The fuzz input tests/data/fuzz/<name> without its selector byte, or `fallback` when the folder
+// is not there.
+std::string fuzz_input(const std::string& name, const std::string& fallback);
 
 }  // namespace arena::test
 

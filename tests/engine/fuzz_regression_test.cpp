@@ -20,22 +20,10 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/common/testdata.h"
 
+using arena::test::fuzz_data_dir;
+using arena::test::read_bytes;
+
 namespace {
-
-// tests/data/fuzz, looked for above the working directory (CTest runs in <build>/tests).
-std::filesystem::path fuzz_data_dir() {
-  auto dir = std::filesystem::current_path();
-  for (int up = 0; up < 5; ++up, dir = dir.parent_path())
-    if (std::filesystem::is_directory(dir / "tests/data/fuzz")) return dir / "tests/data/fuzz";
-  return {};
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
@@ -65,7 +53,7 @@ TEST_CASE("Byte-level BPE encodes invalid UTF-8 as U+FFFD, ids in range", "[engi
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.path().filename().string().starts_with("tokenizer-invalid-utf8")) continue;
-    const std::string input = read_file(entry.path());
+    const std::string input = read_bytes(entry.path());
     REQUIRE(!input.empty());
     const std::string text = input.substr(1);  // the first byte picked vocabulary and flags
     INFO(entry.path().filename().string());
@@ -98,7 +86,7 @@ TEST_CASE("SentencePiece decodes a literal U+2581 in the text as a space", "[eng
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.path().filename().string().starts_with("tokenizer-spm-")) continue;
-    const std::string text = read_file(entry.path()).substr(1);
+    const std::string text = read_bytes(entry.path()).substr(1);
     std::string expected = " ";  // the space prefix, then the text with each U+2581 as ' '
     for (size_t at = 0; at < text.size();) {
       const bool mark = text.compare(at, 3, "\xE2\x96\x81") == 0;

@@ -11,6 +11,9 @@
 
 #include "games/chess/pgn.h"
 #include "games/game.h"
+#include "tests/common/testdata.h"
+
+using arena::test::fuzz_data_dir;
 
 namespace {
 
@@ -26,14 +29,6 @@ void check_pgn(const std::string& text) {
     REQUIRE(game);
     for (const auto& move : pgn.moves) CHECK((*game)->apply(move));
   }
-}
-
-// tests/data/fuzz, looked for above the working directory (CTest runs in <build>/tests).
-std::filesystem::path fuzz_data_dir() {
-  auto dir = std::filesystem::current_path();
-  for (int up = 0; up < 5; ++up, dir = dir.parent_path())
-    if (std::filesystem::is_directory(dir / "tests/data/fuzz")) return dir / "tests/data/fuzz";
-  return {};
 }
 
 }  // namespace

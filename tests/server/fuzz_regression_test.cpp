@@ -27,28 +27,7 @@
 
 using nlohmann::json;
 
-namespace {
-
-std::filesystem::path fuzz_data_dir() {
-  auto dir = std::filesystem::current_path();
-  for (int up = 0; up < 5; ++up, dir = dir.parent_path())
-    if (std::filesystem::is_directory(dir / "tests/data/fuzz")) return dir / "tests/data/fuzz";
-  return {};
-}
-
-// The fuzz input `name` without its selector byte, or `fallback` when the folder is not found.
-std::string fuzz_input(const std::string& name, const std::string& fallback) {
-  const auto dir = fuzz_data_dir();
-  if (dir.empty()) return fallback;
-  std::ifstream in(dir / name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string bytes = text.str();
-  REQUIRE(bytes.size() > 1);
-  return bytes.substr(1);
-}
-
-}  // namespace
+using arena::test::fuzz_input;
 
 TEST_CASE("a request path that is not UTF-8 gets a JSON 404 and not a 500", "[server]") {
   namespace http = boost::beast::http;
