@@ -68,6 +68,7 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   c.qk_norm = *arch == "qwen3";
   c.rope_freq_base = static_cast<float>(file.get_float(p + "rope.freq_base").value_or(10000.0));
   c.rope_dim = file.get_int(p + "rope.dimension_count") ? need_int("rope.dimension_count") : s.head_dim;
+  if (!missing.empty()) return fail(file, fmt::format("missing or invalid metadata key '{}'", missing));
   if (c.rope_dim > s.head_dim || c.rope_dim % 2 != 0)
     return fail(file, fmt::format("rope.dimension_count {} must be even and at most the head size {}",
                                   c.rope_dim, s.head_dim));

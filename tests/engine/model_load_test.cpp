@@ -121,6 +121,20 @@ TEST_CASE("Bad models are rejected with an error naming the problem", "[engine]"
         good, "bad_heads", [](auto& w) { w.set_u32("llama.attention.head_count_kv", 3); }, {});
     contains(load_error(path), "not a multiple of head_count_kv 3");
   }
+  SECTION("rope dimension out of range") {
+    // Found by model_config_fuzzer: a rope.dimension_count above 2^30 (or 0) was read as 0 and
+    // reached the rope kernel (tests/data/fuzz/model-config-rope-dim-huge.gguf).
+    for (const uint32_t dim : {0u, (1u << 30) + 16}) {
+      const auto path = engine::test::rewrite_gguf(
+          good, "bad_rope_dim", [&](auto& w) { w.set_u32("llama.rope.dimension_count", dim); }, {});
+      contains(load_error(path), "missing or invalid metadata key 'llama.rope.dimension_count'");
+    }
+    const auto odd = engine::test::rewrite_gguf(
+        good, "odd_rope_dim", [](auto& w) { w.set_u32("llama.rope.dimension_count", 7); }, {});
+    contains(load_error(odd), "rope.dimension_count 7 must be even and at most the head size 64");
+    const auto found = arena::test::fuzz_data_dir() / "model-config-rope-dim-huge.gguf";
+    contains(load_error(found.string()), "invalid metadata key 'llama.rope.dimension_count'");
+  }
   SECTION("unsupported rope scaling") {
     const auto path = engine::test::rewrite_gguf(
         good, "bad_rope", [](auto& w) { w.set_string("llama.rope.scaling.type", "yarn"); }, {});
