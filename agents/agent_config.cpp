@@ -4,6 +4,8 @@
 #include <array>
 #include <string_view>
 
+#include "agents/enum_names.h"
+
 namespace agents {
 namespace {
 
@@ -15,14 +17,6 @@ constexpr std::array<const char*, 2> kHistoryModes = {"none", "conversation"};
 constexpr std::array<const char*, 2> kBackendKinds = {"engine", "openai"};
 constexpr std::array<const char*, 3> kRemoteConstraints = {"vllm", "llama_server", "none"};
 constexpr std::array<const char*, 2> kEndpoints = {"chat", "completions"};
-
-// The value of enum E whose name is `s`, or nullopt.
-template <typename E, size_t N>
-std::optional<E> parse_name(const std::array<const char*, N>& names, std::string_view s) {
-  for (size_t i = 0; i < N; ++i)
-    if (s == names[i]) return static_cast<E>(i);
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -49,25 +43,25 @@ const char* to_string(Endpoint v) {
 }
 
 std::optional<Notation> parse_notation(std::string_view s) {
-  return parse_name<Notation>(kNotations, s);
+  return parse_enum_name<Notation>(kNotations, s);
 }
 std::optional<OutputMode> parse_output_mode(std::string_view s) {
-  return parse_name<OutputMode>(kOutputModes, s);
+  return parse_enum_name<OutputMode>(kOutputModes, s);
 }
 std::optional<OnFailure> parse_on_failure(std::string_view s) {
-  return parse_name<OnFailure>(kOnFailures, s);
+  return parse_enum_name<OnFailure>(kOnFailures, s);
 }
 std::optional<HistoryMode> parse_history_mode(std::string_view s) {
-  return parse_name<HistoryMode>(kHistoryModes, s);
+  return parse_enum_name<HistoryMode>(kHistoryModes, s);
 }
 std::optional<BackendKind> parse_backend_kind(std::string_view s) {
-  return parse_name<BackendKind>(kBackendKinds, s);
+  return parse_enum_name<BackendKind>(kBackendKinds, s);
 }
 std::optional<RemoteConstraint> parse_remote_constraint(std::string_view s) {
-  return parse_name<RemoteConstraint>(kRemoteConstraints, s);
+  return parse_enum_name<RemoteConstraint>(kRemoteConstraints, s);
 }
 std::optional<Endpoint> parse_endpoint(std::string_view s) {
-  return parse_name<Endpoint>(kEndpoints, s);
+  return parse_enum_name<Endpoint>(kEndpoints, s);
 }
 
 const char* AgentConfig::type() const {

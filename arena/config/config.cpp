@@ -4,6 +4,8 @@
 #include <array>
 #include <string_view>
 
+#include "agents/enum_names.h"
+
 namespace arena::config {
 namespace {
 
@@ -11,14 +13,6 @@ constexpr std::array<const char*, 3> kFormats = {"round_robin", "double_round_ro
 constexpr std::array<const char*, 2> kOpeningOrders = {"sequential", "random"};
 constexpr std::array<const char*, 4> kDeadlinePolicies = {"wait", "random_move", "forfeit_move",
                                                           "loss_on_time"};
-
-// The value of enum E whose name is `s`, or nullopt.
-template <typename E, size_t N>
-std::optional<E> parse_name(const std::array<const char*, N>& names, std::string_view s) {
-  for (size_t i = 0; i < N; ++i)
-    if (s == names[i]) return static_cast<E>(i);
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -33,13 +27,13 @@ const char* to_string(DeadlinePolicy v) {
 }
 
 std::optional<Format> parse_format(std::string_view s) {
-  return parse_name<Format>(kFormats, s);
+  return agents::parse_enum_name<Format>(kFormats, s);
 }
 std::optional<OpeningOrder> parse_opening_order(std::string_view s) {
-  return parse_name<OpeningOrder>(kOpeningOrders, s);
+  return agents::parse_enum_name<OpeningOrder>(kOpeningOrders, s);
 }
 std::optional<DeadlinePolicy> parse_deadline_policy(std::string_view s) {
-  return parse_name<DeadlinePolicy>(kDeadlinePolicies, s);
+  return agents::parse_enum_name<DeadlinePolicy>(kDeadlinePolicies, s);
 }
 
 }  // namespace arena::config

@@ -7,9 +7,6 @@
 //     (converted to int: undefined) or -5 were taken as given; now 0 unless in [0, 2^31 - 1].
 #include <catch2/catch.hpp>
 #include <climits>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "agents/backend/openai_answer.h"

@@ -1,6 +1,7 @@
 // Test data lookup: environment override first, then the folder beside the source tree.
 #include "tests/common/testdata.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -31,6 +32,17 @@ std::filesystem::path fuzz_data_dir() {
   const auto dir = std::filesystem::path(ARENA_SOURCE_DIR) / "tests" / "data" / "fuzz";
   std::error_code ec;
   return std::filesystem::is_directory(dir, ec) ? dir : std::filesystem::path();
+}
+
+std::vector<std::filesystem::path> fuzz_data_files(const std::string& prefix) {
+  std::vector<std::filesystem::path> files;
+  const auto dir = fuzz_data_dir();
+  REQUIRE_FALSE(dir.empty());
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with(prefix)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE_FALSE(files.empty());
+  return files;
 }
 
 std::string read_bytes(const std::filesystem::path& path) {

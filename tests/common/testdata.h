@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace arena::test {
 
@@ -19,6 +20,10 @@ std::optional<std::filesystem::path> testdata_file(const std::string& relative);
 // <source>/tests/data/fuzz: the inputs the fuzz targets found (docs/reliability.md); an empty
 // path when the folder is not there.
 std::filesystem::path fuzz_data_dir();
+
+// The files of tests/data/fuzz whose names start with `prefix`, sorted; fails the test when
+// there is none.
+std::vector<std::filesystem::path> fuzz_data_files(const std::string& prefix);
 
 // The bytes of the file at `path` (empty when it cannot be read).
 std::string read_bytes(const std::filesystem::path& path);
