@@ -15,32 +15,20 @@
 #include "agents/agent_config.h"
 #include "arena/tournament/event_log.h"
 #include "arena/tournament/runner.h"
+#include "tests/arena/tournament_test_files.h"
 
 namespace fs = std::filesystem;
 using namespace arena;
 using namespace arena::tournament;
 
+using arena::test::player;
+using arena::test::read_text;
+
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("arena_resume_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Participant player(agents::AgentConfig config) {
-  Participant p;
-  p.name = config.name;
-  p.make = [config]() { return agents::make_agent(config, agents::AgentEnvironment{}); };
-  return p;
+// Output folders of these tests: <tmp>/arena_resume_<name>_<pid>.
+fs::path test_dir(const std::string& name) {
+  return arena::test::fresh_dir("resume", name);
 }
 
 std::vector<Participant> players() {
@@ -116,7 +104,7 @@ void check_log_complete(const fs::path& dir, int games) {
 }
 
 struct Reference {
-  fs::path dir = fresh_dir("reference");
+  fs::path dir = test_dir("reference");
   Reference() {
     auto summary = run_tournament(tourney_config(), players(), {}, options(dir, false));
     REQUIRE(summary.has_value());
@@ -128,7 +116,7 @@ struct Reference {
 // Runs with `stop_when` until stopped, then resumes until done; compares with the reference.
 void interrupt_and_resume(const Reference& ref, const std::string& name,
                           std::function<bool(const nlohmann::json&)> stop_when, bool tear_last_line = false) {
-  const fs::path dir = fresh_dir(name);
+  const fs::path dir = test_dir(name);
   StopObserver observer(std::move(stop_when));
   RunOptions first = options(dir, false);
   first.stop = &observer.stop;
@@ -154,7 +142,7 @@ void interrupt_and_resume(const Reference& ref, const std::string& name,
 TEST_CASE("resume after a stop gives the uninterrupted run's games and standings", "[arena]") {
   const Reference ref;
   // The reference run is itself reproducible.
-  const fs::path again = fresh_dir("again");
+  const fs::path again = test_dir("again");
   REQUIRE(run_tournament(tourney_config(), players(), {}, options(again, false)).has_value());
   CHECK(pgn_moves(again) == pgn_moves(ref.dir));
   fs::remove_all(again);
@@ -172,7 +160,7 @@ TEST_CASE("resume after a stop gives the uninterrupted run's games and standings
 
 TEST_CASE("resume twice, and a changed tournament is refused", "[arena]") {
   const Reference ref;
-  const fs::path dir = fresh_dir("twice");
+  const fs::path dir = test_dir("twice");
   for (int round = 0; round < 2; ++round) {
     int moves = 0;
     StopObserver observer([&](const nlohmann::json& e) { return e["type"] == "move" && ++moves == 25; });
@@ -205,7 +193,7 @@ TEST_CASE("resume twice, and a changed tournament is refused", "[arena]") {
 }
 
 TEST_CASE("the event log reader tolerates a torn last line only", "[arena]") {
-  const fs::path dir = fresh_dir("log");
+  const fs::path dir = test_dir("log");
   fs::create_directories(dir);
   const fs::path path = dir / "events.jsonl";
   std::ofstream(path)

@@ -21,34 +21,21 @@
 #include "agents/agent_config.h"
 #include "arena/tournament/referee.h"
 #include "arena/tournament/runner.h"
+#include "tests/arena/tournament_test_files.h"
 
 namespace fs = std::filesystem;
 using namespace arena;
 using namespace arena::tournament;
 using std::chrono::milliseconds;
 
+using arena::test::player;
+using arena::test::read_events;
+
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("arena_referee_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
-
-std::vector<nlohmann::json> read_events(const fs::path& dir) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(dir / "events.jsonl");
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
-Participant player(agents::AgentConfig config) {
-  Participant p;
-  p.name = config.name;
-  p.make = [config]() { return agents::make_agent(config, agents::AgentEnvironment{}); };
-  return p;
+// Output folders of these tests: <tmp>/arena_referee_<name>_<pid>.
+fs::path test_dir(const std::string& name) {
+  return arena::test::fresh_dir("referee", name);
 }
 
 std::vector<Participant> search_and_random() {
@@ -160,7 +147,7 @@ TEST_CASE("a Stockfish referee adjudicates chess by the resign rule", "[arena]")
     WARN("stockfish is not installed (scripts/deps.sh installs it): not run");
     return;
   }
-  const fs::path dir = fresh_dir("stockfish");
+  const fs::path dir = test_dir("stockfish");
   auto summary = run_tournament(resign_config("chess", referee_config("/usr/games/stockfish")),
                                 search_and_random(), {}, quiet_options(dir));
   REQUIRE(summary.has_value());
@@ -174,7 +161,7 @@ TEST_CASE("a Fairy-Stockfish referee adjudicates janggi by the resign rule", "[a
     WARN("fairy-stockfish is not installed (scripts/deps.sh installs it): not run");
     return;
   }
-  const fs::path dir = fresh_dir("fairy");
+  const fs::path dir = test_dir("fairy");
   auto summary = run_tournament(resign_config("janggi", referee_config("/usr/games/fairy-stockfish")),
                                 search_and_random(), {}, quiet_options(dir));
   REQUIRE(summary.has_value());
@@ -184,7 +171,7 @@ TEST_CASE("a Fairy-Stockfish referee adjudicates janggi by the resign rule", "[a
 }
 
 TEST_CASE("a referee that never says uciok: a warning, the players' scores, every game played", "[arena]") {
-  const fs::path dir = fresh_dir("cat");
+  const fs::path dir = test_dir("cat");
   auto referee = referee_config("/bin/cat");
   std::get<agents::UciAgentConfig>(referee.params).startup_timeout = milliseconds(300);
   WarningLog warnings;
@@ -204,7 +191,7 @@ TEST_CASE("a referee that never says uciok: a warning, the players' scores, ever
 }
 
 TEST_CASE("a referee that never answers a search: each game falls back once, none stalls", "[arena]") {
-  const fs::path dir = fresh_dir("mute");
+  const fs::path dir = test_dir("mute");
   fs::create_directories(dir);
   const fs::path script = dir / "mute_engine.sh";
   std::ofstream(script) << "#!/bin/sh\n"
@@ -302,7 +289,7 @@ TEST_CASE("move requests carry min(tick window, clock left) as deadline and the 
     c.move_deadline = milliseconds(500);
     c.clock = config::ClockConfig{milliseconds(base_ms), milliseconds(0)};
     c.adjudication.max_plies = 20;
-    const fs::path dir = fresh_dir("deadlines_" + std::to_string(base_ms));
+    const fs::path dir = test_dir("deadlines_" + std::to_string(base_ms));
     auto summary = run_tournament(c, parts, {}, quiet_options(dir));
     REQUIRE(summary.has_value());
     REQUIRE(seen->size() >= 20);
