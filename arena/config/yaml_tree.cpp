@@ -108,10 +108,9 @@ std::optional<BadText> invalid_text(std::string_view text) {
     static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
     if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return not_utf8;
     if (!yaml_printable(cp))
-      return BadText{{line, column},
-                     fmt::format("the config holds the control character U+{:04X}, which YAML text cannot "
-                                 "contain (in a double-quoted string write it as an escape, e.g. \\t)",
-                                 cp)};
+      return BadText{
+          {line, column},
+          fmt::format("the config holds the control character U+{:04X}, which YAML text cannot contain", cp)};
     if (c == '\n') {
       ++line;
       column = 1;
@@ -125,8 +124,9 @@ std::optional<BadText> invalid_text(std::string_view text) {
 
 // Whether a multi-line string reads back the same from the literal block yaml-cpp writes ("|":
 // one final line break kept, indentation taken from the first non-empty line): it ends in exactly
-// one line feed, has a first non-empty line and that line does not start with a space, and it has no CR, NEL,
-// U+2028/2029 (read as line breaks) or U+FEFF. Anything else is written double-quoted.
+// one line feed, it has a non-empty line and the first one does not start with a space or tab,
+// and it holds no CR, NEL, U+2028/2029 (read as line breaks) or U+FEFF. Anything else is written
+// double-quoted.
 bool literal_block_safe(std::string_view s) {
   if (!s.ends_with('\n') || s.ends_with("\n\n")) return false;
   const size_t first = s.find_first_not_of('\n');
