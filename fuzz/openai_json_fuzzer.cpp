@@ -117,6 +117,13 @@ void check_answer(std::string_view body, agents::Endpoint endpoint) {
 
 }  // namespace
 
+// Loads the test model and starts its engine before the first input (not the first input's time,
+// which -timeout bounds).
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  served();
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const auto text = fuzz::as_text(data + 1, size - 1);
