@@ -67,8 +67,10 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLA
 ninja -C "$build" -j "${ARENA_FUZZ_JOBS:-$(nproc)}" "${targets[@]}"
 echo "fuzz.sh: build took $(($(date +%s) - start)) s" >&2
 
-seeds=$build/seeds
+# Seeds of this run only, so that runs of different targets can share the build at once.
+seeds=$build/seeds.$$
 rm -rf "$seeds"
+trap 'rm -rf "$seeds"' EXIT
 python3 fuzz/make_seeds.py "${ARENA_TESTDATA:-$root/../shared/testdata}" "$seeds"
 mkdir -p "$build/crashes" "$build/logs"
 # Stack traces need llvm-symbolizer: clang-19's when the llvm-19 package is there, else any.
@@ -103,8 +105,15 @@ fuzz_one() {
     found=0
     for a in "$artifacts"*; do
       [[ -f $a ]] || continue
-      found=1
       saved=$build/crashes/$t-$(basename "$a")
+      if [[ $(basename "$a") == slow-unit-* ]]; then
+        # An input slower than libFuzzer's report threshold (10 s) but within -timeout: worth a
+        # look, not a failure (its time depends on the machine's load).
+        cp "$a" "$saved"
+        echo "fuzz.sh: $t: a slow input (see $log) saved as $saved" >&2
+        continue
+      fi
+      found=1
       cp "$a" "$saved"
       printf '#!/usr/bin/env bash\n# Reproduces %s (see %s)\nASAN_SYMBOLIZER_PATH=%q ARENA_TESTDATA=%q %q %q\n' \
         "$saved" "$log" "$symbolizer" "${ARENA_TESTDATA:-}" "$build/fuzz/$t" "$saved" >"$saved.sh"
