@@ -21,15 +21,11 @@ namespace fs = std::filesystem;
 using namespace arena;
 using namespace arena::tournament;
 
+using arena::test::fresh_dir;
 using arena::test::player;
 using arena::test::read_text;
 
 namespace {
-
-// Output folders of these tests: <tmp>/arena_resume_<name>_<pid>.
-fs::path test_dir(const std::string& name) {
-  return arena::test::fresh_dir("resume", name);
-}
 
 std::vector<Participant> players() {
   agents::SearchAgentConfig search;
@@ -104,7 +100,7 @@ void check_log_complete(const fs::path& dir, int games) {
 }
 
 struct Reference {
-  fs::path dir = test_dir("reference");
+  fs::path dir = fresh_dir("resume", "reference");
   Reference() {
     auto summary = run_tournament(tourney_config(), players(), {}, options(dir, false));
     REQUIRE(summary.has_value());
@@ -116,7 +112,7 @@ struct Reference {
 // Runs with `stop_when` until stopped, then resumes until done; compares with the reference.
 void interrupt_and_resume(const Reference& ref, const std::string& name,
                           std::function<bool(const nlohmann::json&)> stop_when, bool tear_last_line = false) {
-  const fs::path dir = test_dir(name);
+  const fs::path dir = fresh_dir("resume", name);
   StopObserver observer(std::move(stop_when));
   RunOptions first = options(dir, false);
   first.stop = &observer.stop;
@@ -142,7 +138,7 @@ void interrupt_and_resume(const Reference& ref, const std::string& name,
 TEST_CASE("resume after a stop gives the uninterrupted run's games and standings", "[arena]") {
   const Reference ref;
   // The reference run is itself reproducible.
-  const fs::path again = test_dir("again");
+  const fs::path again = fresh_dir("resume", "again");
   REQUIRE(run_tournament(tourney_config(), players(), {}, options(again, false)).has_value());
   CHECK(pgn_moves(again) == pgn_moves(ref.dir));
   fs::remove_all(again);
@@ -160,7 +156,7 @@ TEST_CASE("resume after a stop gives the uninterrupted run's games and standings
 
 TEST_CASE("resume twice, and a changed tournament is refused", "[arena]") {
   const Reference ref;
-  const fs::path dir = test_dir("twice");
+  const fs::path dir = fresh_dir("resume", "twice");
   for (int round = 0; round < 2; ++round) {
     int moves = 0;
     StopObserver observer([&](const nlohmann::json& e) { return e["type"] == "move" && ++moves == 25; });
@@ -193,7 +189,7 @@ TEST_CASE("resume twice, and a changed tournament is refused", "[arena]") {
 }
 
 TEST_CASE("the event log reader tolerates a torn last line only", "[arena]") {
-  const fs::path dir = test_dir("log");
+  const fs::path dir = fresh_dir("resume", "log");
   fs::create_directories(dir);
   const fs::path path = dir / "events.jsonl";
   std::ofstream(path)

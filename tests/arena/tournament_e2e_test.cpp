@@ -24,16 +24,12 @@ namespace fs = std::filesystem;
 using namespace arena;
 using namespace arena::tournament;
 
+using arena::test::fresh_dir;
 using arena::test::player;
 using arena::test::read_events;
 using arena::test::read_text;
 
 namespace {
-
-// Output folders of these tests: <tmp>/arena_tourney_<name>_<pid>.
-fs::path test_dir(const std::string& name) {
-  return arena::test::fresh_dir("tourney", name);
-}
 
 Participant random_player(const std::string& name, uint64_t seed) {
   return player({name, {}, agents::RandomAgentConfig{seed}});
@@ -254,7 +250,7 @@ void check_janggi_game(const std::string& game) {
 }  // namespace
 
 TEST_CASE("chess and janggi round robin end to end", "[arena]") {
-  const fs::path dir = test_dir("e2e");
+  const fs::path dir = fresh_dir("tourney", "e2e");
   auto config = quick_config({"chess", "janggi"}, 2);
   config.openings.janggi_setups = true;
   std::vector<Participant> players = {random_player("random", 3), search_player("search", 1),
@@ -329,7 +325,7 @@ TEST_CASE("chess and janggi round robin end to end", "[arena]") {
 }
 
 TEST_CASE("agent failures and resignations end games with the right result", "[arena]") {
-  const fs::path dir = test_dir("failures");
+  const fs::path dir = fresh_dir("tourney", "failures");
   auto config = quick_config({"chess"}, 2);
   Script illegal{Script::Mode::Illegal, 4, {}};
   Script resign{Script::Mode::Resign, 6, {}};
@@ -359,7 +355,7 @@ TEST_CASE("agent failures and resignations end games with the right result", "[a
   }
   fs::remove_all(dir);
 
-  const fs::path dir2 = test_dir("crash");
+  const fs::path dir2 = fresh_dir("tourney", "crash");
   summary = run_tournament(config, {scripted("crasher", crash), scripted("quitter", resign)}, {},
                            quiet_options(dir2));
   REQUIRE(summary.has_value());
@@ -370,7 +366,7 @@ TEST_CASE("agent failures and resignations end games with the right result", "[a
     }
   fs::remove_all(dir2);
 
-  const fs::path dir3 = test_dir("resign");
+  const fs::path dir3 = fresh_dir("tourney", "resign");
   summary = run_tournament(config, {scripted("steady", Script{}), scripted("quitter", resign)}, {},
                            quiet_options(dir3));
   REQUIRE(summary.has_value());
@@ -389,7 +385,7 @@ TEST_CASE("deadline policies: random_move substitutes, loss_on_time ends the gam
   config.adjudication.max_plies = 12;
   Script silent{Script::Mode::Silent, 3, {}};
   SECTION("random_move") {
-    const fs::path dir = test_dir("random_move");
+    const fs::path dir = fresh_dir("tourney", "random_move");
     config.deadline_policy = config::DeadlinePolicy::RandomMove;
     auto summary = run_tournament(config, {scripted("mute", silent), scripted("steady", Script{})}, {},
                                   quiet_options(dir));
@@ -411,7 +407,7 @@ TEST_CASE("deadline policies: random_move substitutes, loss_on_time ends the gam
     fs::remove_all(dir);
   }
   SECTION("loss_on_time") {
-    const fs::path dir = test_dir("loss_on_time");
+    const fs::path dir = fresh_dir("tourney", "loss_on_time");
     config.deadline_policy = config::DeadlinePolicy::LossOnTime;
     auto summary = run_tournament(config, {scripted("mute", silent), scripted("steady", Script{})}, {},
                                   quiet_options(dir));
@@ -426,7 +422,7 @@ TEST_CASE("deadline policies: random_move substitutes, loss_on_time ends the gam
 }
 
 TEST_CASE("clocks run out and appear as [%clk] in the PGN", "[arena]") {
-  const fs::path dir = test_dir("clock");
+  const fs::path dir = fresh_dir("tourney", "clock");
   auto config = quick_config({"chess"}, 2);
   config.clock = config::ClockConfig{std::chrono::milliseconds(300), std::chrono::milliseconds(10)};
   config.adjudication.max_plies = 200;
@@ -449,7 +445,7 @@ TEST_CASE("clocks run out and appear as [%clk] in the PGN", "[arena]") {
 }
 
 TEST_CASE("a slow game does not hold up a fast one", "[arena]") {
-  const fs::path dir = test_dir("slow");
+  const fs::path dir = fresh_dir("tourney", "slow");
   auto config = quick_config({"chess"}, 1);
   config.concurrency = 2;
   config.adjudication.max_plies = 20;
@@ -492,7 +488,7 @@ class RecordingObserver final : public TournamentObserver {
 }  // namespace
 
 TEST_CASE("the SPRT stops a decided match early; observers see every logged event", "[arena]") {
-  const fs::path dir = test_dir("sprt");
+  const fs::path dir = fresh_dir("tourney", "sprt");
   auto config = quick_config({"chess"}, 400);
   config.concurrency = 2;
   config.sprt = config::SprtConfig{0, 100, 0.05, 0.05};

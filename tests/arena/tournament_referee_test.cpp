@@ -28,15 +28,11 @@ using namespace arena;
 using namespace arena::tournament;
 using std::chrono::milliseconds;
 
+using arena::test::fresh_dir;
 using arena::test::player;
 using arena::test::read_events;
 
 namespace {
-
-// Output folders of these tests: <tmp>/arena_referee_<name>_<pid>.
-fs::path test_dir(const std::string& name) {
-  return arena::test::fresh_dir("referee", name);
-}
 
 std::vector<Participant> search_and_random() {
   agents::SearchAgentConfig search;
@@ -142,36 +138,35 @@ TEST_CASE("a mate score as centipawns", "[arena]") {
   CHECK(mate_score_cp(0) == -30000);
 }
 
-TEST_CASE("a Stockfish referee adjudicates chess by the resign rule", "[arena]") {
-  if (!fs::exists("/usr/games/stockfish")) {
-    WARN("stockfish is not installed (scripts/deps.sh installs it): not run");
+namespace {
+
+// Two resign-rule games of `variant` adjudicated by the UCI engine at `engine`, when installed.
+void check_referee_resigns(const std::string& variant, const std::string& engine) {
+  if (!fs::exists(engine)) {
+    WARN(engine << " is not installed (scripts/deps.sh installs it): not run");
     return;
   }
-  const fs::path dir = test_dir("stockfish");
-  auto summary = run_tournament(resign_config("chess", referee_config("/usr/games/stockfish")),
-                                search_and_random(), {}, quiet_options(dir));
+  const fs::path dir = fresh_dir("referee", variant);
+  auto summary = run_tournament(resign_config(variant, referee_config(engine)), search_and_random(), {},
+                                quiet_options(dir));
   REQUIRE(summary.has_value());
   CHECK(summary->games_done == 2);
   check_resigned_by_referee(dir);
   fs::remove_all(dir);
+}
+
+}  // namespace
+
+TEST_CASE("a Stockfish referee adjudicates chess by the resign rule", "[arena]") {
+  check_referee_resigns("chess", "/usr/games/stockfish");
 }
 
 TEST_CASE("a Fairy-Stockfish referee adjudicates janggi by the resign rule", "[arena]") {
-  if (!fs::exists("/usr/games/fairy-stockfish")) {
-    WARN("fairy-stockfish is not installed (scripts/deps.sh installs it): not run");
-    return;
-  }
-  const fs::path dir = test_dir("fairy");
-  auto summary = run_tournament(resign_config("janggi", referee_config("/usr/games/fairy-stockfish")),
-                                search_and_random(), {}, quiet_options(dir));
-  REQUIRE(summary.has_value());
-  CHECK(summary->games_done == 2);
-  check_resigned_by_referee(dir);
-  fs::remove_all(dir);
+  check_referee_resigns("janggi", "/usr/games/fairy-stockfish");
 }
 
 TEST_CASE("a referee that never says uciok: a warning, the players' scores, every game played", "[arena]") {
-  const fs::path dir = test_dir("cat");
+  const fs::path dir = fresh_dir("referee", "cat");
   auto referee = referee_config("/bin/cat");
   std::get<agents::UciAgentConfig>(referee.params).startup_timeout = milliseconds(300);
   WarningLog warnings;
@@ -191,7 +186,7 @@ TEST_CASE("a referee that never says uciok: a warning, the players' scores, ever
 }
 
 TEST_CASE("a referee that never answers a search: each game falls back once, none stalls", "[arena]") {
-  const fs::path dir = test_dir("mute");
+  const fs::path dir = fresh_dir("referee", "mute");
   fs::create_directories(dir);
   const fs::path script = dir / "mute_engine.sh";
   std::ofstream(script) << "#!/bin/sh\n"
@@ -289,7 +284,7 @@ TEST_CASE("move requests carry min(tick window, clock left) as deadline and the 
     c.move_deadline = milliseconds(500);
     c.clock = config::ClockConfig{milliseconds(base_ms), milliseconds(0)};
     c.adjudication.max_plies = 20;
-    const fs::path dir = test_dir("deadlines_" + std::to_string(base_ms));
+    const fs::path dir = fresh_dir("referee", "deadlines_" + std::to_string(base_ms));
     auto summary = run_tournament(c, parts, {}, quiet_options(dir));
     REQUIRE(summary.has_value());
     REQUIRE(seen->size() >= 20);
