@@ -62,6 +62,9 @@ std::string openai_error_detail(std::string_view body) {
                ? e["message"].get<std::string>()
                : e.dump();
   }
+  // vLLM's older error object: {"object": "error", "message": ...}.
+  if (!parsed.is_discarded() && parsed.contains("message") && parsed["message"].is_string())
+    return parsed["message"].get<std::string>();
   return std::string(body.substr(0, 200));
 }
 

@@ -26,8 +26,8 @@ struct OpenAiAnswer {
 // ("unreadable answer (...): <the body's first 200 bytes>"). Never throws.
 std::expected<OpenAiAnswer, std::string> parse_openai_answer(std::string_view body, Endpoint endpoint);
 
-// What an error response's body says: error.message, else the error's JSON, else the body's first
-// 200 bytes. Never throws.
+// What an error response's body says: error.message, else the error's JSON, else a top-level
+// message, else the body's first 200 bytes. Never throws.
 std::string openai_error_detail(std::string_view body);
 
 }  // namespace agents::backend

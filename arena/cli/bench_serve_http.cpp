@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "agents/backend/http_client.h"
+#include "agents/backend/openai_answer.h"
 
 namespace arena::cli {
 
@@ -47,19 +48,6 @@ struct Reply {
   int64_t prompt_tokens = -1, completion_tokens = -1, cached_tokens = -1, llama_prompt_n = -1;
 };
 
-// The message of an OpenAI-style error body, or the body itself (cut short).
-std::string error_message(const std::string& body) {
-  const json j = json::parse(body, nullptr, false);
-  if (!j.is_discarded() && j.is_object() && j.contains("message") && j["message"].is_string())
-    return j["message"];
-  if (!j.is_discarded() && j.is_object() && j.contains("error")) {
-    const json& e = j["error"];
-    if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"];
-    if (e.is_string()) return e;
-  }
-  return body.size() > 200 ? body.substr(0, 200) + "..." : body;
-}
-
 int64_t int_or(const json& j, const char* key, int64_t fallback) {
   return j.is_object() && j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : fallback;
 }
@@ -76,7 +64,7 @@ bool read_ids(const json& j, std::vector<engine::TokenId>& out) {
 void take_completion(const json& j, Reply& r, double seconds) {
   if (!j.is_object()) return;
   if (j.contains("error")) {
-    r.error = error_message(j.dump());
+    r.error = agents::backend::openai_error_detail(j.dump());
     return;
   }
   const size_t ids_before = r.ids.size(), text_before = r.text.size();
@@ -121,7 +109,7 @@ void take_events(const std::string& body, size_t& scanned, Reply& r, double seco
     for (std::string line; std::getline(event, line);) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.starts_with("error:")) {  // llama.cpp's server: an "error" event
-        r.error = error_message(line.substr(6));
+        r.error = agents::backend::openai_error_detail(line.substr(6));
         continue;
       }
       if (!line.starts_with("data:")) continue;
@@ -308,7 +296,7 @@ std::expected<std::unique_ptr<HttpServeRun>, std::string> HttpServeRun::create(
                                        url, base, models.error));
   if (models.status != 200)
     return std::unexpected(fmt::format("{}: GET {}/v1/models answered HTTP {}: {}", url, base, models.status,
-                                       error_message(models.body)));
+                                       agents::backend::openai_error_detail(models.body)));
   const json list = json::parse(models.body, nullptr, false);
   if (list.is_discarded() || !list.is_object() || !list.contains("data") || !list["data"].is_array() ||
       list["data"].empty() || !list["data"][0].is_object() || !list["data"][0].contains("id") ||
@@ -417,7 +405,7 @@ double HttpServeRun::run_tick() {
       continue;
     }
     if (r.status != 200) {
-      s.fail(fmt::format("HTTP {}: {}", r.status, error_message(r.body)));
+      s.fail(fmt::format("HTTP {}: {}", r.status, agents::backend::openai_error_detail(r.body)));
       continue;
     }
     s.totals.generated_tokens += generated;

@@ -70,4 +70,5 @@ TEST_CASE("OpenAI answers that cannot be read are messages and not exceptions", 
   CHECK(agents::backend::openai_error_detail(R"({"error":{"message":"no such model"}})") == "no such model");
   CHECK(agents::backend::openai_error_detail(R"({"error":"busy"})") == "\"busy\"");
   CHECK(agents::backend::openai_error_detail(std::string(300, 'x')) == std::string(200, 'x'));
+  CHECK(agents::backend::openai_error_detail(R"({"object":"error","message":"bad model"})") == "bad model");
 }
