@@ -5,12 +5,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <string_view>
 
 #include "arena/cli/command.h"
 #include "arena/cli/version_info.h"
+#include "engine/api.h"
 
 namespace {
 
@@ -68,6 +70,12 @@ int main(int argc, char** argv) {
     return usage_error(*failed, e.what());
   }
   if (!action) return usage_error(app, "no subcommand given");
+  // A SIMD override the kernels cannot honour is refused, not silently widened or narrowed.
+  if (const char* simd = std::getenv("ARENA_SIMD"); simd != nullptr && *simd != '\0')
+    if (const std::string error = engine::build_features().simd_error; !error.empty()) {
+      fmt::print(stderr, "arena: error: {}\n", error);
+      return arena::cli::kUsageExitCode;
+    }
 
   try {
     return action();

@@ -146,6 +146,8 @@ struct AcceleratorInfo {
 // What this build and this machine give the engine's kernels.
 struct BuildFeatures {
   std::string simd;            // the SIMD level the CPU kernels use here: "scalar", "avx2", "avx512"
+  std::string simd_cpu;        // the widest level this CPU runs (simd is lower under ARENA_SIMD)
+  std::string simd_error;      // why ARENA_SIMD is not honoured, or "" (see kernels/cpu/cpu_features.h)
   bool cuda_compiled = false;  // whether the CUDA kernels were compiled in
   std::vector<AcceleratorInfo> cuda_devices;  // the devices found (empty without CUDA or a driver)
 };

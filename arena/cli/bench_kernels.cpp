@@ -29,7 +29,9 @@ void add_bench_kernels(CLI::App& bench, Action& action) {
   cmd->add_option("--threads", flags->threads, "Compute threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seconds", flags->seconds, "Seconds per figure")->check(CLI::Range(0.01, 60.0));
-  cmd->add_option("--weights-mib", flags->weights_mib, "MiB of weight copies for the decode figure")
+  cmd->add_option(
+         "--weights-mib", flags->weights_mib,
+         "MiB of weight copies for the decode figure (default: 4x the last-level cache, at least 256)")
       ->check(CLI::Range(int64_t{1}, int64_t{8192}));
   cmd->callback([flags, &action] {
     action = [flags] {

@@ -28,8 +28,11 @@ std::string cuda_feature(const engine::BuildFeatures& features) {
 
 std::string version_text() {
   const engine::BuildFeatures features = engine::build_features();
+  std::string simd = features.simd;
+  if (features.simd != features.simd_cpu)
+    simd += fmt::format(" (ARENA_SIMD; this CPU: {})", features.simd_cpu);
   return fmt::format("arena {}\n  cuda: {}\n  simd: {}\n  build: {} ({})\n", build::version,
-                     cuda_feature(features), features.simd, build::build_type, build::compiler);
+                     cuda_feature(features), simd, build::build_type, build::compiler);
 }
 
 void add_version_command(CLI::App& root, Action& action) {

@@ -8,7 +8,9 @@ namespace engine {
 
 BuildFeatures build_features() {
   BuildFeatures features;
-  features.simd = kernels::to_string(kernels::detect_simd_level());
+  features.simd = kernels::to_string(kernels::simd_level());
+  features.simd_cpu = kernels::to_string(kernels::detect_simd_level());
+  features.simd_error = kernels::simd_override_error();
 #ifdef ARENA_WITH_CUDA
   features.cuda_compiled = true;
   for (const auto& d : kernels::cuda::list_devices())

@@ -6,12 +6,14 @@
 //             fraction of the memory read bandwidth;
 //   batched — N activation rows against one matrix: GFLOP/s (2 per multiply-add), as a fraction
 //             of the int8 dot peak (quantized types) or the F32 FMA peak (float types).
-// The limits are measured first, on the same threads: a streaming read over M MiB, an FMA loop
-// and a vpmaddubsw + vpmaddwd loop. Each figure is the best of the runs within S seconds. The
-// last lines give each headline figure as a fraction of its limit.
+// The limits are measured first, on the same threads: a streaming read over M MiB (by default
+// four times the last-level cache the CPU reports), an FMA loop and an int8 dot loop with the
+// kernels' own instruction (vpdpbusd on AVX-512 VNNI, else vpmaddubsw + vpmaddwd). Each figure is the best of
+// the runs within S seconds. The last lines give each headline figure as a fraction of its limit.
 #include "engine/tools/kernel_bench.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -107,7 +109,8 @@ TypeFigures measure_type(GgmlType type, const KernelBenchOptions& f, kernels::Th
   };
   // Enough copies to fill the weight budget, so decode reads from memory, not from a cache; in
   // huge pages, as model loading places repacked weights.
-  const size_t copies = std::max<size_t>(1, (static_cast<size_t>(f.weights_mib) << 20) / one.size());
+  const size_t copies =
+      std::max<size_t>(1, (static_cast<size_t>(decode_working_set_mib(f)) << 20) / one.size());
   const size_t all_bytes = one.size() * copies;
   const kernels::HugeBuffer all = kernels::allocate_huge_buffer(all_bytes);
   if (!all) throw std::bad_alloc();
@@ -135,7 +138,18 @@ bool is_float(GgmlType t) {
   return t == GgmlType::F32 || t == GgmlType::F16 || t == GgmlType::BF16;
 }
 
+int64_t last_level_cache_mib() {
+  for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+    if (const long bytes = sysconf(name); bytes > 0) return std::max<int64_t>(1, bytes >> 20);
+  return 0;
+}
+
 }  // namespace
+
+int64_t decode_working_set_mib(const KernelBenchOptions& f) {
+  if (f.weights_mib > 0) return f.weights_mib;
+  return std::clamp<int64_t>(4 * last_level_cache_mib(), 256, 4096);
+}
 
 std::expected<void, Error> run_kernel_bench(const KernelBenchOptions& f, std::FILE* out) {
   if (f.cols % 256 != 0)
@@ -149,16 +163,16 @@ std::expected<void, Error> run_kernel_bench(const KernelBenchOptions& f, std::FI
   fmt::print(out, "threads {}, simd {} (matmul kernels), matrix {} x {}, batch {}, load average {:.1f}\n",
              pool.num_threads(), kernels::to_string(kernels::vec_dot_level()), f.rows, f.cols, f.batch,
              load[0]);
+  fmt::print(out, "decode working set {} MiB (last-level cache as the CPU reports it: {} MiB)\n",
+             decode_working_set_mib(f), last_level_cache_mib());
   const double cpu0 = process_cpu_seconds();
   const auto wall0 = std::chrono::steady_clock::now();
   const double bandwidth =
-      kernels::measure_read_bandwidth(pool, static_cast<size_t>(f.weights_mib) << 20, 5) / 1e9;
+      kernels::measure_read_bandwidth(pool, static_cast<size_t>(decode_working_set_mib(f)) << 20, 5) / 1e9;
   const double fma = 2 * kernels::measure_fma_peak(pool, f.seconds) / 1e9;
   const double int8 = 2 * kernels::measure_int8_dot_peak(pool, f.seconds) / 1e9;
-  fmt::print(out,
-             "limits: memory read {:.1f} GB/s, f32 fma {:.1f} GFLOP/s, int8 dot (vpmaddubsw+vpmaddwd) {:.1f} "
-             "GOP/s\n",
-             bandwidth, fma, int8);
+  fmt::print(out, "limits: memory read {:.1f} GB/s, f32 fma {:.1f} GFLOP/s, int8 dot ({}) {:.1f} GOP/s\n",
+             bandwidth, fma, kernels::int8_dot_instruction(), int8);
   fmt::print(out, "{:<6} {:>12} {:>9} {:>16} {:>9}\n", "type", "decode GB/s", "of read", "batched GFLOP/s",
              "of peak");
   std::mt19937 rng(1);

@@ -221,7 +221,7 @@ void paged_attention_batch(std::span<const float> q, std::span<const int32_t> po
   if (positions.empty() || seqs.empty()) return;
   const int32_t group = num_heads / kv.num_kv_heads;
   Kernels kern;
-  kern.avx2 = hd % 8 == 0 && avx2_attention_built() && detect_simd_level() != SimdLevel::Scalar;
+  kern.avx2 = hd % 8 == 0 && avx2_attention_built() && simd_level() != SimdLevel::Scalar;
 
   // The caller's task list (the workers see it through this reference, not their own).
   thread_local std::vector<Task> plan;

@@ -13,6 +13,7 @@
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/huge_buffer.h"
+#include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/thread_pool.h"
 
 namespace kernels {
@@ -101,13 +102,19 @@ double measure_read_bandwidth(ThreadPool& pool, size_t bytes, int repeats) {
 }
 
 double measure_fma_peak(ThreadPool& pool, double seconds) {
-  if (detect_simd_level() == SimdLevel::Scalar) return 0;
+  if (simd_level() == SimdLevel::Scalar) return 0;
+  if (simd_level() == SimdLevel::Avx512) return measure_peak(pool, seconds, avx512_fma_peak_loop);
   return measure_peak(pool, seconds, fma_peak_loop);
 }
 
 double measure_int8_dot_peak(ThreadPool& pool, double seconds) {
-  if (detect_simd_level() == SimdLevel::Scalar) return 0;
+  if (vec_dot_level() == SimdLevel::Scalar) return 0;
+  if (vec_dot_level() == SimdLevel::Avx512) return measure_peak(pool, seconds, avx512_int8_dot_peak_loop);
   return measure_peak(pool, seconds, int8_dot_peak_loop);
+}
+
+const char* int8_dot_instruction() {
+  return vec_dot_level() == SimdLevel::Avx512 ? "vpdpbusd zmm" : "vpmaddubsw+vpmaddwd ymm";
 }
 
 }  // namespace kernels

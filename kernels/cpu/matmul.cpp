@@ -1,11 +1,13 @@
 // CPU matmul: activations converted once to the weight's dot type, then weight rows split into
 // tasks over the thread pool; inside a task, each weight row meets a tile of activation rows while
 // it is hot in L1, so the weights stream from memory once per call whatever the batch size. A
-// group of weights sharing one input (q/k/v, gate/up) runs as one pass over the pool. On AVX2
-// (without AVX-512), quantized and F16 / BF16 weights go through the register-blocked tiles of
-// matmul_tiles.h over activations widened once per call; every tile repeats, per (weight row,
-// activation row) pair, exactly the arithmetic of what a one-row matmul runs, so results stay
-// batch-invariant.
+// group of weights sharing one input (q/k/v, gate/up) runs as one pass over the pool. The kernels
+// are chosen per weight type and SIMD level (choose_kernels, from measurements): repacked
+// Q8_0 / Q4_0 / Q5_0 weights take the R8 kernels (matmul_r8.h) on AVX2 and AVX-512; on AVX2 the
+// other quantized and BF16 weights go through the register-blocked tiles of matmul_tiles.h over
+// activations widened once per call, on AVX-512 through its multi-row dot kernels. Every kernel
+// repeats, per (weight row, activation row) pair, exactly the arithmetic of what a one-row matmul
+// runs, so results stay batch-invariant.
 #include <algorithm>
 #include <cassert>
 #include <vector>
@@ -124,6 +126,33 @@ void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0
   }
 }
 
+// Whether the AVX2 tile kernels serve weights of `type` at `level` (else the dot kernels of that
+// level do).
+bool tiles_at(SimdLevel level, GgmlType type) {
+  if (level == SimdLevel::Avx2) return true;
+  // Q8_0 / Q4_0 / Q5_0 (matrices left in ggml's layout, ARENA_NO_REPACK=1): the tiles compute
+  // what the R8 kernels compute, bit for bit, on every level.
+  if (level == SimdLevel::Avx512 &&
+      (type == GgmlType::Q8_0 || type == GgmlType::Q4_0 || type == GgmlType::Q5_0))
+    return true;
+  // K-quants and BF16: the AVX-512 dot kernels measured faster on batches (Zen 5: Q4_K 205 vs
+  // 153 GFLOP/s, Q6_K 181 vs 150, BF16 116 vs 90; docs/benchmarks.md).
+  return false;
+}
+
+// The kernels for weights of `type` (in ggml's layout) times n activation rows at `level`.
+void choose_kernels(GgmlType type, int64_t n, SimdLevel level, TargetPlan& plan) {
+  const GgmlType xt = dot_type(type);
+  plan.dot = vec_dot_for(type, level);
+  plan.dot_rows = n > 1 ? vec_dot_rows_for(type, level) : nullptr;
+  if (level == SimdLevel::Scalar) return;
+  if (xt == GgmlType::Q8_0 && tiles_at(level, type)) plan.tiles = avx2_tile_matmul(type);
+  if (xt == GgmlType::Q8_K && tiles_at(level, type)) plan.k_tiles = avx2_k_tile_matmul(type);
+  // BF16: one row takes the single-row kernel, whose arithmetic the half tiles repeat. (F16
+  // keeps the per-pair single-row kernel: on a Zen 3 its tile measured 0.9x of it, BF16 1.6x.)
+  if (n > 1 && xt == GgmlType::BF16 && tiles_at(level, type)) plan.half_tiles = avx2_half_tile_matmul(type);
+}
+
 }  // namespace
 
 MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t cols) {
@@ -155,20 +184,13 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     if (i == num_inputs) inputs[num_inputs++].type = xt;
     plans[t].input = &inputs[i];
     if (w.interleave != 0) {  // repacked by repack_for_matmul: only an R8 kernel reads it
-      plans[t].r8 = avx2_r8_matmul(w.type);
+      plans[t].r8 = r8_matmul_for(w.type, level);
       assert(plans[t].r8 != nullptr && xt == GgmlType::Q8_0);
       inputs[i].r8 = true;
       if (w.type != GgmlType::Q8_0) inputs[i].r8_sums = true;
       continue;
     }
-    plans[t].dot = vec_dot_for(w.type, level);
-    plans[t].dot_rows = n > 1 ? vec_dot_rows_for(w.type, level) : nullptr;
-    if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_0) plans[t].tiles = avx2_tile_matmul(w.type);
-    if (level == SimdLevel::Avx2 && xt == GgmlType::Q8_K) plans[t].k_tiles = avx2_k_tile_matmul(w.type);
-    // BF16: one row takes the single-row kernel, whose arithmetic the half tiles repeat. (F16
-    // keeps the per-pair single-row kernel: on a Zen 3 its tile measured 0.9x of it, BF16 1.6x.)
-    if (level == SimdLevel::Avx2 && n > 1 && xt == GgmlType::BF16)
-      plans[t].half_tiles = avx2_half_tile_matmul(w.type);
+    choose_kernels(w.type, n, level, plans[t]);
     if (plans[t].tiles != nullptr) inputs[i].wide = true;
     if (plans[t].half_tiles != nullptr) inputs[i].f32 = true;
     assert(plans[t].dot != nullptr);

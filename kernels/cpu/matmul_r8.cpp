@@ -133,9 +133,16 @@ void unpack_r8_row(const MatrixView& w, int64_t r, std::byte* dst) {
   }
 }
 
+R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level) {
+  if (level == SimdLevel::Scalar) return nullptr;
+  if (level == SimdLevel::Avx512)
+    if (R8MatmulFn f = avx512_r8_matmul(type)) return f;
+  return avx2_r8_matmul(type);
+}
+
 size_t repacked_bytes(const MatrixView& w) {
-  if (w.interleave != 0 || !has_r8_layout(w.type) || vec_dot_level() != SimdLevel::Avx2) return 0;
-  if (avx2_r8_matmul(w.type) == nullptr) return 0;
+  if (w.interleave != 0 || !has_r8_layout(w.type)) return 0;
+  if (r8_matmul_for(w.type, vec_dot_level()) == nullptr) return 0;
   return r8_bytes(w.type, w.rows, w.cols);
 }
 

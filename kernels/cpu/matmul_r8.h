@@ -1,8 +1,10 @@
-// Weights repacked once at load for the AVX2 matmul ("R8"): Q8_0 / Q4_0 / Q5_0 rows interleaved
-// in groups of 8, block by block, so that one 256-bit load holds 4 values of each of the 8 rows
-// and an integer dot product's 8 int32 lanes are the 8 rows' sums: no horizontal folding, one
-// convert and one FMA per (group, activation row, block), and every group is one contiguous
-// stream (decode reads each task's weights as a single sequential run).
+// Weights repacked once at load for the AVX2 and AVX-512 matmuls ("R8"): Q8_0 / Q4_0 / Q5_0 rows
+// interleaved in groups of 8, block by block, so that one 256-bit load holds 4 values of each of
+// the 8 rows and an integer dot product's 8 int32 lanes are the 8 rows' sums: no horizontal
+// folding, one convert and one FMA per (group, activation row, block), and every group is one
+// contiguous stream (decode reads each task's weights as a single sequential run). The AVX-512
+// kernel takes two such vectors per 512-bit register and adds the halves in int32, so both
+// kernels compute the same bits.
 //
 // Layout of group g (rows 8g .. 8g + 7; rows past the matrix are zero), block k, byte q of a
 // 32-byte vector t holding values 4t .. 4t + 3 of row q / 4 (byte q % 4 = value 4t + q % 4):
@@ -23,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dot_blocks.h"
 
@@ -67,6 +70,12 @@ using R8MatmulFn = void (*)(const MatrixView& w, int64_t r0, int64_t r1, const R
 
 // The AVX2 kernel for repacked weights of `type`, or nullptr (not built for x86 with AVX2).
 R8MatmulFn avx2_r8_matmul(GgmlType type);
+// The AVX-512 (VNNI) kernel for the same layout, or nullptr.
+R8MatmulFn avx512_r8_matmul(GgmlType type);
+
+// The R8 kernel the matmul uses for `type` at `level`, or nullptr (no R8 kernel there: the
+// weights stay in ggml's layout).
+R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level);
 
 // Whether `type` has an R8 layout (Q8_0, Q4_0, Q5_0), whatever the CPU.
 bool has_r8_layout(GgmlType type);

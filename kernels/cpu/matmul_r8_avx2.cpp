@@ -8,6 +8,7 @@
 //   activation sum: the same integer as the signed values' dot.
 // Then acc += float(sum) * (d_w * d_x) per lane, and one store of 8 rows per activation row.
 #include "kernels/cpu/matmul_r8.h"
+#include "kernels/cpu/matmul_r8_loop.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 
@@ -168,26 +169,10 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
 template <typename Packed>
 void r8_matmul(const MatrixView& w, int64_t r0, int64_t r1, const R8Rows& x, int64_t j0, int64_t j1, float* y,
                int64_t y_stride) {
-  for (int64_t r = r0; r < r1; r += kR8) {
-    const auto* g = reinterpret_cast<const Packed*>(w.data + static_cast<size_t>(r / kR8) * w.row_stride);
-    const int num_w = static_cast<int>(std::min<int64_t>(kR8, r1 - r));
-    float* out = y + r;
-    int64_t j = j0;
-    for (; j + 4 <= j1; j += 4) group_tile<Packed, 4>(g, x, j, num_w, out, y_stride);
-    switch (j1 - j) {
-      case 3:
-        group_tile<Packed, 3>(g, x, j, num_w, out, y_stride);
-        break;
-      case 2:
-        group_tile<Packed, 2>(g, x, j, num_w, out, y_stride);
-        break;
-      case 1:
-        group_tile<Packed, 1>(g, x, j, num_w, out, y_stride);
-        break;
-      default:
-        break;
-    }
-  }
+  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y,
+                           [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
+                             group_tile<Packed, decltype(c)::value>(g, x, j, num_w, out, y_stride);
+                           });
 }
 
 }  // namespace

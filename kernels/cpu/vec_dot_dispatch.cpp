@@ -4,14 +4,20 @@
 
 namespace kernels {
 
-SimdLevel vec_dot_level() {
-  static const SimdLevel level = [] {
-    SimdLevel l = detect_simd_level();
+SimdLevel vec_dot_level_for(SimdLevel level) {
 #if defined(__x86_64__) || defined(__i386__)
-    if (l == SimdLevel::Avx512 && !__builtin_cpu_supports("avx512vnni")) l = SimdLevel::Avx2;
+  if (level == SimdLevel::Avx512 && !__builtin_cpu_supports("avx512vnni")) return SimdLevel::Avx2;
 #endif
-    return l;
-  }();
+  return level;
+}
+
+SimdLevel vec_dot_level() {
+  static const SimdLevel level = vec_dot_level_for(simd_level());
+  return level;
+}
+
+SimdLevel cpu_vec_dot_level() {
+  static const SimdLevel level = vec_dot_level_for(detect_simd_level());
   return level;
 }
 

@@ -39,8 +39,13 @@ using QuantizeRowFn = void (*)(const float* x, std::byte* dst, int64_t n);
 // The AVX2 Q8_0 activation quantizer, or nullptr.
 QuantizeRowFn avx2_quantize_row_q8_0();
 
-// The widest SIMD level the dot kernels may use here (AVX-512 also needs VNNI).
+// The widest SIMD level the dot kernels may use at `level` on this CPU (AVX-512 also needs VNNI).
+SimdLevel vec_dot_level_for(SimdLevel level);
+// The level the matmul and dot kernels of this process use: vec_dot_level_for(simd_level()).
 SimdLevel vec_dot_level();
+// The widest dot-kernel level this CPU can run, whatever ARENA_SIMD says (for tests that call a
+// level's kernels directly).
+SimdLevel cpu_vec_dot_level();
 
 // The kernel for weights of `type` at `level` (falling back to narrower levels), or nullptr
 // when the type is unsupported.

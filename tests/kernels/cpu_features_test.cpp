@@ -2,6 +2,7 @@
 #include "kernels/cpu/cpu_features.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <string>
 
 TEST_CASE("SIMD level is detected once and has a name", "[kernels]") {
@@ -13,4 +14,23 @@ TEST_CASE("SIMD level is detected once and has a name", "[kernels]") {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     CHECK(level != kernels::SimdLevel::Scalar);
 #endif
+}
+
+TEST_CASE("ARENA_SIMD names a level at most the CPU's, or is refused with a reason", "[kernels]") {
+  using kernels::SimdLevel;
+  CHECK(kernels::parse_simd_level("scalar") == SimdLevel::Scalar);
+  CHECK(kernels::parse_simd_level("avx2") == SimdLevel::Avx2);
+  CHECK(kernels::parse_simd_level("avx512") == SimdLevel::Avx512);
+  CHECK_FALSE(kernels::parse_simd_level("AVX2").has_value());
+  CHECK_FALSE(kernels::parse_simd_level("").has_value());
+  CHECK(SimdLevel::Scalar < SimdLevel::Avx2);
+  CHECK(SimdLevel::Avx2 < SimdLevel::Avx512);
+  // This process runs under the level CTest gave it (tests/CMakeLists.txt), or the CPU's.
+  CHECK(kernels::simd_level() <= kernels::detect_simd_level());
+  CHECK(kernels::simd_override_error().empty());  // else simd_main.cpp skipped the run
+  const char* env = std::getenv("ARENA_SIMD");
+  if (env != nullptr && *env != '\0')
+    CHECK(kernels::to_string(kernels::simd_level()) == std::string(env));
+  else
+    CHECK(kernels::simd_level() == kernels::detect_simd_level());
 }

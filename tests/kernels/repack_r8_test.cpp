@@ -1,4 +1,4 @@
-// Weights repacked for the AVX2 matmul (kernels/cpu/matmul_r8.h): the layout round-trips to
+// Weights repacked for the SIMD matmuls (kernels/cpu/matmul_r8.h): the layout round-trips to
 // ggml's blocks; the R8 kernels match the scalar dot products for odd shapes (rows not a multiple
 // of 8, 1..13 activation rows) and write nothing outside their output; and kernels::matmul on a
 // repacked view keeps a row's result bit for bit the same whatever shares its batch or however
@@ -54,17 +54,20 @@ TEST_CASE("R8 repacking round-trips every row to its ggml blocks", "[kernels]") 
       }
 }
 
-TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]") {
-  if (kernels::avx2_r8_matmul(GgmlType::Q8_0) == nullptr ||
-      kernels::vec_dot_level() == kernels::SimdLevel::Scalar) {
-    WARN("no AVX2 on this CPU: the R8 kernels are not used, nothing to compare");
+TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each other bit for bit",
+          "[kernels]") {
+  const kernels::SimdLevel cpu = kernels::cpu_vec_dot_level();
+  if (cpu == kernels::SimdLevel::Scalar) {
+    CHECK(kernels::r8_matmul_for(GgmlType::Q8_0, cpu) == nullptr);  // no R8 kernel: nothing to compare
     return;
   }
   std::mt19937 rng(37);
-  int num_checked = 0;
+  int num_checked = 0, num_same = 0;
   for (GgmlType type : kR8Types) {
-    const auto kernel = kernels::avx2_r8_matmul(type);
-    REQUIRE(kernel != nullptr);
+    const auto avx2 = kernels::r8_matmul_for(type, kernels::SimdLevel::Avx2);
+    const auto avx512 = cpu >= kernels::SimdLevel::Avx512 ? kernels::r8_matmul_for(type, cpu) : nullptr;
+    REQUIRE(avx2 != nullptr);
+    if (cpu >= kernels::SimdLevel::Avx512) REQUIRE((avx512 != nullptr && avx512 != avx2));
     const auto scalar = kernels::scalar_vec_dot(type);
     for (int64_t cols : {32, 96, 928}) {
       const int64_t blocks = cols / 32;
@@ -94,7 +97,7 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]"
           std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
           const kernels::R8Rows x{xq.data(), xrow, scales.data(),
                                   type == GgmlType::Q8_0 ? nullptr : sums.data(), blocks};
-          kernel(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
+          avx2(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
           for (int64_t j = 0; j < n; ++j) {
             CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
             CHECK(y[static_cast<size_t>(j * stride + rows + 1)] == -7.0f);
@@ -107,11 +110,19 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes", "[kernels]"
               ++num_checked;
             }
           }
+          if (avx512 == nullptr) continue;
+          // The AVX-512 kernel computes the AVX2 kernel's arithmetic: the same bits, sentinels too.
+          std::vector<float> y512(y.size(), -7.0f);
+          avx512(packed.view, 0, rows, x, 0, n, y512.data() + 1, stride);
+          INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n);
+          CHECK(y512 == y);
+          ++num_same;
         }
       }
     }
   }
   CHECK(num_checked > 0);
+  if (cpu >= kernels::SimdLevel::Avx512) CHECK(num_same == 3 * 3 * 5 * 7);
 }
 
 TEST_CASE("A repacked matmul row's result does not depend on its batch or the thread count", "[kernels]") {
@@ -120,10 +131,10 @@ TEST_CASE("A repacked matmul row's result does not depend on its batch or the th
   for (GgmlType type : kR8Types) {
     const auto data = kernels::test::random_weights(type, rows, cols, rng);
     const auto w = kernels::matrix_view(data.data(), type, rows, cols);
-    if (kernels::repacked_bytes(w) == 0) {
-      WARN("this CPU's matmul does not repack " << kernels::traits(type).name);
-      continue;
-    }
+    // Every SIMD level repacks (each has an R8 kernel); the scalar dot products read ggml's layout.
+    const bool scalar = kernels::vec_dot_level() == kernels::SimdLevel::Scalar;
+    CHECK((kernels::repacked_bytes(w) == 0) == scalar);
+    if (scalar) continue;
     std::vector<std::byte> buffer(kernels::repacked_bytes(w));
     const auto packed = kernels::repack_for_matmul(w, buffer.data());
     const auto x = kernels::test::random_floats(static_cast<size_t>(n * cols), rng);

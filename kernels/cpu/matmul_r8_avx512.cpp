@@ -1,0 +1,206 @@
+// AVX-512 (F, BW, DQ, VNNI) matmul over R8-repacked Q8_0 / Q4_0 / Q5_0 weights (matmul_r8.h) and
+// Q8_0 activation rows. One 512-bit register holds two of a block's 32-byte vectors (t and a
+// partner t'), so its 16 int32 lanes are the group's 8 rows twice; the activation values of t
+// and t' are permuted onto the matching halves, and VNNI's dpbusd multiplies unsigned by signed
+// bytes and sums four products per lane in int32:
+//   Q4_0 / Q5_0 (partner t + 4, the same packed bytes' high nibbles): the codes are unsigned
+//     already: dpbusd(codes, x), minus 8 / 16 times the block's activation sum;
+//   Q8_0 (partner t + 1, the next 32 bytes): the activation is made unsigned (x + 128, its sign
+//     bit flipped): dpbusd(x + 128, w), minus 128 times the weight rows' block sums, which are
+//     one dpbusd of ones by w per block, shared by every activation row.
+// The halves are added in int32 (exact), so lane i holds row i's block sum, and then exactly as
+// the AVX2 kernel: acc += float(sum) * (d_w * d_x) per block, in order. Both kernels give the
+// same bits, whatever else shares the call (batch invariance).
+#include "kernels/cpu/matmul_r8.h"
+#include "kernels/cpu/matmul_r8_loop.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VNNI__)
+
+#include <immintrin.h>
+
+// GCC 12's AVX-512 headers start some results from _mm512_undefined_*(), which -Wuninitialized
+// reports once the intrinsics are inlined; those values are always fully overwritten.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace kernels {
+
+namespace {
+
+constexpr __mmask32 kHighHalf16 = 0xFFFF0000u;  // the 16-bit lanes of the upper 256 bits
+
+inline __m256i load256(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+
+inline __m512i both_halves(const void* p) {
+  return _mm512_broadcast_i64x4(load256(p));
+}
+
+// Software prefetch this far ahead in the group stream (bytes), as the AVX2 kernel does.
+constexpr int kPrefetch = 1024;
+
+template <typename Packed>
+inline void prefetch_block(const Packed* p) {
+  const char* at = reinterpret_cast<const char*>(p) + kPrefetch;
+  for (size_t off = 0; off < sizeof(Packed); off += 64) _mm_prefetch(at + off, _MM_HINT_T0);
+}
+
+template <typename Packed>
+constexpr bool kIsQ8 = std::is_same_v<Packed, BlockQ8_0x8>;
+
+// The vectors (t, t') that register p holds.
+template <typename Packed>
+constexpr int pair_first(int p) {
+  return kIsQ8<Packed> ? 2 * p : p;
+}
+template <typename Packed>
+constexpr int pair_second(int p) {
+  return kIsQ8<Packed> ? 2 * p + 1 : p + 4;
+}
+
+// The permutation that puts activation values 4t .. 4t + 3 in every lane of the lower half and
+// 4t' .. 4t' + 3 in every lane of the upper half (32-bit lanes of a 32-byte activation block).
+template <typename Packed>
+inline __m512i pair_index(int p) {
+  const __m512i first = _mm512_set1_epi32(pair_first<Packed>(p));
+  return _mm512_mask_mov_epi32(first, 0xFF00, _mm512_set1_epi32(pair_second<Packed>(p)));
+}
+
+// The four registers of block b's byte codes (Q8_0: signed values; Q4_0 / Q5_0: unsigned).
+inline void block_codes(const BlockQ8_0x8& b, __m512i* v) {
+  for (int p = 0; p < 4; ++p) v[p] = _mm512_loadu_si512(b.qs[2 * p]);
+}
+
+inline void block_codes(const BlockQ4_0x8& b, __m512i* v) {
+  const __m512i low4 = _mm512_set1_epi8(0xF);
+  for (int t = 0; t < 4; ++t) {
+    const __m512i q = both_halves(b.qs[t]);
+    v[t] = _mm512_and_si512(_mm512_mask_srli_epi16(q, kHighHalf16, q, 4), low4);
+  }
+}
+
+// Q5_0 vector pair (t, t + 4): the nibbles, and the fifth bits (bit t, resp. t + 4, of each qh
+// byte) moved to bit 4. The 16-bit shifts move no bit that the 0x10 mask keeps across a byte.
+template <int t>
+inline __m512i q5_codes(const BlockQ5_0x8& b, __m512i qh) {
+  const __m512i low4 = _mm512_set1_epi8(0xF), bit4 = _mm512_set1_epi8(0x10);
+  const __m512i q = both_halves(b.qs[t]);
+  const __m512i nibbles = _mm512_and_si512(_mm512_mask_srli_epi16(q, kHighHalf16, q, 4), low4);
+  const __m512i fifth = _mm512_mask_srli_epi16(_mm512_slli_epi16(qh, 4 - t), kHighHalf16, qh, t);
+  return _mm512_or_si512(nibbles, _mm512_and_si512(fifth, bit4));
+}
+
+inline void block_codes(const BlockQ5_0x8& b, __m512i* v) {
+  const __m512i qh = both_halves(b.qh);
+  v[0] = q5_codes<0>(b, qh);
+  v[1] = q5_codes<1>(b, qh);
+  v[2] = q5_codes<2>(b, qh);
+  v[3] = q5_codes<3>(b, qh);
+}
+
+// The two halves' int32 lanes added: row i's exact block sum in lane i.
+inline __m256i fold(__m512i halves) {
+  return _mm256_add_epi32(_mm512_castsi512_si256(halves), _mm512_extracti64x4_epi64(halves, 1));
+}
+
+inline const BlockQ8_0* x_row(const R8Rows& x, int64_t j) {
+  return reinterpret_cast<const BlockQ8_0*>(x.q8 + static_cast<size_t>(j) * x.q8_stride);
+}
+
+// One group (8 weight rows) against activation rows j0 .. j0 + C - 1; writes rows r .. r + num_w - 1.
+template <typename Packed, int C>
+void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* y, int64_t y_stride) {
+  constexpr bool q8 = kIsQ8<Packed>;
+  constexpr int32_t offset = std::is_same_v<Packed, BlockQ4_0x8> ? 8 : 16;  // Q4_0 / Q5_0 code bias
+  const int64_t nb = x.blocks;
+  const __m512i idx[4] = {pair_index<Packed>(0), pair_index<Packed>(1), pair_index<Packed>(2),
+                          pair_index<Packed>(3)};
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m256i sign = _mm256_set1_epi8(static_cast<char>(0x80));
+  const BlockQ8_0* xr[C];
+  const float* xs[C];
+  const int32_t* xsum[C];
+  __m256 acc[C];
+  for (int c = 0; c < C; ++c) {
+    xr[c] = x_row(x, j0 + c);
+    xs[c] = x.scales + (j0 + c) * nb;
+    xsum[c] = x.sums != nullptr ? x.sums + (j0 + c) * nb : nullptr;
+    acc[c] = _mm256_setzero_ps();
+  }
+  for (int64_t k = 0; k < nb; ++k) {
+    prefetch_block(g + k);
+    __m512i v[4];
+    block_codes(g[k], v);
+    __m256i weight_bias = _mm256_setzero_si256();  // Q8_0: 128 times each row's block sum
+    if constexpr (q8) {
+      __m512i ws = _mm512_setzero_si512();
+      for (int p = 0; p < 4; ++p) ws = _mm512_dpbusd_epi32(ws, ones, v[p]);
+      weight_bias = _mm256_slli_epi32(fold(ws), 7);
+    }
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(g[k].d)));
+    for (int c = 0; c < C; ++c) {
+      __m256i xv = load256(xr[c][k].qs);
+      if constexpr (q8) xv = _mm256_xor_si256(xv, sign);
+      const __m512i xz = _mm512_zextsi256_si512(xv);
+      __m512i halves = _mm512_setzero_si512();
+      for (int p = 0; p < 4; ++p) {
+        const __m512i a = _mm512_permutexvar_epi32(idx[p], xz);
+        halves = q8 ? _mm512_dpbusd_epi32(halves, a, v[p]) : _mm512_dpbusd_epi32(halves, v[p], a);
+      }
+      const __m256i bias = q8 ? weight_bias : _mm256_set1_epi32(offset * xsum[c][k]);
+      const __m256i sum = _mm256_sub_epi32(fold(halves), bias);
+      acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(dw, _mm256_broadcast_ss(xs[c] + k)), acc[c]);
+    }
+  }
+  for (int c = 0; c < C; ++c) {
+    float* out = y + (j0 + c) * y_stride;
+    if (num_w == kR8) {
+      _mm256_storeu_ps(out, acc[c]);
+    } else {
+      alignas(32) float lanes[kR8];
+      _mm256_store_ps(lanes, acc[c]);
+      std::copy(lanes, lanes + num_w, out);
+    }
+  }
+}
+
+template <typename Packed>
+void r8_matmul(const MatrixView& w, int64_t r0, int64_t r1, const R8Rows& x, int64_t j0, int64_t j1, float* y,
+               int64_t y_stride) {
+  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y, [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
+    group_tile<Packed, decltype(c)::value>(g, x, j, num_w, out, y_stride);
+  });
+}
+
+}  // namespace
+
+R8MatmulFn avx512_r8_matmul(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q8_0:
+      return r8_matmul<BlockQ8_0x8>;
+    case GgmlType::Q4_0:
+      return r8_matmul<BlockQ4_0x8>;
+    case GgmlType::Q5_0:
+      return r8_matmul<BlockQ5_0x8>;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace kernels
+
+#else
+
+namespace kernels {
+
+R8MatmulFn avx512_r8_matmul(GgmlType) {
+  return nullptr;
+}
+
+}  // namespace kernels
+
+#endif
