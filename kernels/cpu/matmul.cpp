@@ -70,6 +70,7 @@ struct TargetPlan {
   KTileMatmulFn k_tiles = nullptr;        // likewise, for K-quants
   HalfTileMatmulFn half_tiles = nullptr;  // likewise, for F16 / BF16 (batches only)
   R8MatmulFn r8 = nullptr;                // for repacked weights (the only kernel that reads them)
+  R8KMatmulFn r8k = nullptr;              // likewise, for repacked K-quants
   const PreparedInput* input = nullptr;
   int64_t rows_per_task = 1;
   int64_t first_task = 0;  // index of this target's first task in the group
@@ -84,6 +85,13 @@ void run_rows(const MatrixView& w, const TargetPlan& plan, int64_t n, int64_t r0
     const int64_t chunk = std::clamp<int64_t>((192 << 10) / std::max<int64_t>(row_bytes, 1) / 4 * 4, 4, 64);
     for (int64_t j0 = 0; j0 < n; j0 += chunk)
       plan.r8(w, r0, r1, plan.input->r8_rows, j0, std::min(n, j0 + chunk), y, w.rows);
+    return;
+  }
+  if (plan.r8k != nullptr) {  // likewise, over Q8_K rows
+    const auto row_bytes = static_cast<int64_t>(plan.input->rows.stride);
+    const int64_t chunk = std::clamp<int64_t>((192 << 10) / std::max<int64_t>(row_bytes, 1) / 4 * 4, 4, 64);
+    for (int64_t j0 = 0; j0 < n; j0 += chunk)
+      plan.r8k(w, r0, r1, plan.input->rows, j0, std::min(n, j0 + chunk), y, w.rows);
     return;
   }
   if (plan.tiles != nullptr) {
@@ -183,6 +191,11 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     while (i < num_inputs && inputs[i].type != xt) ++i;
     if (i == num_inputs) inputs[num_inputs++].type = xt;
     plans[t].input = &inputs[i];
+    if (w.interleave != 0 && xt == GgmlType::Q8_K) {  // repacked K-quants
+      plans[t].r8k = r8k_matmul_for(w.type, level);
+      assert(plans[t].r8k != nullptr);
+      continue;
+    }
     if (w.interleave != 0) {  // repacked by repack_for_matmul: only an R8 kernel reads it
       plans[t].r8 = r8_matmul_for(w.type, level);
       assert(plans[t].r8 != nullptr && xt == GgmlType::Q8_0);
@@ -288,7 +301,7 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     plans[t].rows_per_task = std::clamp<int64_t>((rows + min_tasks - 1) / min_tasks, 1, kMaxRowsPerTask);
     if (plans[t].tiles != nullptr)
       plans[t].rows_per_task = (plans[t].rows_per_task + 3) / 4 * 4;  // whole tiles
-    if (plans[t].r8 != nullptr)
+    if (plans[t].r8 != nullptr || plans[t].r8k != nullptr)
       plans[t].rows_per_task = (plans[t].rows_per_task + kR8 - 1) / kR8 * kR8;  // whole groups
     plans[t].first_task = num_tasks;
     num_tasks += (rows + plans[t].rows_per_task - 1) / plans[t].rows_per_task;

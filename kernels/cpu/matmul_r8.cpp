@@ -1,5 +1,5 @@
 // Repacking Q8_0 / Q4_0 / Q5_0 weight rows into the 8-row interleaved layout of matmul_r8.h (and
-// back, one row at a time), plus the public entry points in kernels/ops.h that decide whether a
+// back, one row at a time; the K-quants in matmul_r8_k.cpp), plus the public entry points in kernels/ops.h that decide whether a
 // weight is worth repacking on this CPU.
 #include "kernels/cpu/matmul_r8.h"
 
@@ -23,6 +23,10 @@ uint8_t q5_code(const BlockQ5_0& b, int v) {
   return static_cast<uint8_t>(nibble | (((b.qh[v / 8] >> (v % 8)) & 1) << 4));
 }
 
+bool is_r8k(GgmlType type) {
+  return type == GgmlType::Q4_K || type == GgmlType::Q6_K;
+}
+
 // Group g, block k of the repacked matrix.
 template <typename Packed>
 Packed& packed_block(const MatrixView& w, std::byte* base, int64_t g, int64_t k) {
@@ -37,18 +41,27 @@ constexpr int value_of(int t, int q) {
 }  // namespace
 
 bool has_r8_layout(GgmlType type) {
-  return type == GgmlType::Q8_0 || type == GgmlType::Q4_0 || type == GgmlType::Q5_0;
+  return type == GgmlType::Q8_0 || type == GgmlType::Q4_0 || type == GgmlType::Q5_0 || is_r8k(type);
+}
+
+size_t r8_group_bytes(GgmlType type, int64_t cols) {
+  if (type == GgmlType::Q4_K) return static_cast<size_t>(cols / kQK_K) * sizeof(BlockQ4_Kx8);
+  return kR8 * row_bytes(type, cols);
 }
 
 size_t r8_bytes(GgmlType type, int64_t rows, int64_t cols) {
-  return static_cast<size_t>((rows + kR8 - 1) / kR8) * kR8 * row_bytes(type, cols);
+  return static_cast<size_t>((rows + kR8 - 1) / kR8) * r8_group_bytes(type, cols);
 }
 
 MatrixView repack_r8(const MatrixView& w, std::byte* dst) {
   assert(has_r8_layout(w.type) && w.interleave == 0);
-  MatrixView out{dst, w.type, w.rows, w.cols, kR8 * row_bytes(w.type, w.cols), kR8};
+  MatrixView out{dst, w.type, w.rows, w.cols, r8_group_bytes(w.type, w.cols), kR8};
   const int64_t nb = w.cols / kQK8_0, groups = (w.rows + kR8 - 1) / kR8;
   std::memset(dst, 0, r8_bytes(w.type, w.rows, w.cols));
+  if (is_r8k(w.type)) {
+    for (int64_t g = 0; g < groups; ++g) repack_r8k_group(w, g, dst + static_cast<size_t>(g) * out.row_stride);
+    return out;
+  }
   for (int64_t g = 0; g < groups; ++g) {
     for (int i = 0; i < kR8 && g * kR8 + i < w.rows; ++i) {
       const std::byte* row = w.row(g * kR8 + i);
@@ -87,6 +100,7 @@ MatrixView repack_r8(const MatrixView& w, std::byte* dst) {
 
 void unpack_r8_row(const MatrixView& w, int64_t r, std::byte* dst) {
   assert(w.interleave == kR8 && r >= 0 && r < w.rows);
+  if (is_r8k(w.type)) return unpack_r8k_row(w, r, dst);
   const int64_t nb = w.cols / kQK8_0, g = r / kR8;
   const int i = static_cast<int>(r % kR8);
   for (int64_t k = 0; k < nb; ++k) {
@@ -133,6 +147,13 @@ void unpack_r8_row(const MatrixView& w, int64_t r, std::byte* dst) {
   }
 }
 
+R8KMatmulFn r8k_matmul_for(GgmlType type, SimdLevel level) {
+  if (level == SimdLevel::Scalar) return nullptr;
+  if (level == SimdLevel::Avx512)
+    if (R8KMatmulFn f = avx512_r8k_matmul(type)) return f;
+  return avx2_r8k_matmul(type);
+}
+
 R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level) {
   if (level == SimdLevel::Scalar) return nullptr;
   if (level == SimdLevel::Avx512)
@@ -142,7 +163,9 @@ R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level) {
 
 size_t repacked_bytes(const MatrixView& w) {
   if (w.interleave != 0 || !has_r8_layout(w.type)) return 0;
-  if (r8_matmul_for(w.type, vec_dot_level()) == nullptr) return 0;
+  if (is_r8k(w.type) ? w.cols % kQK_K != 0 || r8k_matmul_for(w.type, vec_dot_level()) == nullptr
+                     : r8_matmul_for(w.type, vec_dot_level()) == nullptr)
+    return 0;
   return r8_bytes(w.type, w.rows, w.cols);
 }
 

@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
 #include "kernels/quant/dot_blocks.h"
 
@@ -52,6 +53,33 @@ struct BlockQ5_0x8 {
 };
 static_assert(sizeof(BlockQ5_0x8) == kR8 * sizeof(BlockQ5_0));
 
+// K-quants, one super-block of 256 values per row and group, the sub-block scales unpacked to
+// one byte per (sub-block, row); vector t (0..63) of 32 bytes holds values 4t .. 4t + 3 of the
+// 8 rows as above:
+//   Q4_Kx8: d[8], dmin[8] (F16), scales[j][i] and mins[j][i] (6-bit, sub-block j of 32 values =
+//           vectors 8j .. 8j + 7), qs[32][32]: vector t < 32 is the low nibbles of qs[t], vector
+//           t + 32 the high ones; value = d * scale * q - dmin * min.
+//   Q6_Kx8: d[8], scales[j][i] (int8, sub-block j of 16 values = vectors 4j .. 4j + 3),
+//           ql[32][32]: vector t < 32 the low nibbles of ql[t], t + 32 the high ones; qh[16][32]:
+//           bits 2s, 2s + 1 of qh[u] the top two bits of vector u + 16s; value = d * scale * (q - 32).
+// Q6_Kx8 takes the bytes of its 8 ggml blocks; Q4_Kx8 32 more (the unpacked scales), 2.8%.
+struct BlockQ4_Kx8 {
+  uint16_t d[kR8];
+  uint16_t dmin[kR8];
+  uint8_t scales[8][kR8];
+  uint8_t mins[8][kR8];
+  uint8_t qs[32][32];
+};
+static_assert(sizeof(BlockQ4_Kx8) == kR8 * sizeof(BlockQ4K) + 32);
+
+struct BlockQ6_Kx8 {
+  uint16_t d[kR8];
+  int8_t scales[16][kR8];
+  uint8_t ql[32][32];
+  uint8_t qh[16][32];
+};
+static_assert(sizeof(BlockQ6_Kx8) == kR8 * sizeof(BlockQ6K));
+
 // Q8_0 activation rows as the R8 kernels read them: row j's blocks at q8 + j * q8_stride, their
 // scales as floats at scales[j * blocks + k] and (Q4_0 / Q5_0 weights) the sums of their 32
 // values at sums[j * blocks + k].
@@ -68,17 +96,29 @@ struct R8Rows {
 using R8MatmulFn = void (*)(const MatrixView& w, int64_t r0, int64_t r1, const R8Rows& x, int64_t j0,
                             int64_t j1, float* y, int64_t y_stride);
 
+// The same for repacked K-quant weights (Q4_K, Q6_K) against Q8_K activation rows (row j's
+// super-blocks at x.data + j * x.stride).
+using R8KMatmulFn = void (*)(const MatrixView& w, int64_t r0, int64_t r1, const DotRows& x, int64_t j0,
+                             int64_t j1, float* y, int64_t y_stride);
+
 // The AVX2 kernel for repacked weights of `type`, or nullptr (not built for x86 with AVX2).
 R8MatmulFn avx2_r8_matmul(GgmlType type);
 // The AVX-512 (VNNI) kernel for the same layout, or nullptr.
 R8MatmulFn avx512_r8_matmul(GgmlType type);
+// The K-quant kernels (Q4_K, Q6_K), or nullptr.
+R8KMatmulFn avx2_r8k_matmul(GgmlType type);
+R8KMatmulFn avx512_r8k_matmul(GgmlType type);
 
 // The R8 kernel the matmul uses for `type` at `level`, or nullptr (no R8 kernel there: the
 // weights stay in ggml's layout).
 R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level);
+R8KMatmulFn r8k_matmul_for(GgmlType type, SimdLevel level);
 
-// Whether `type` has an R8 layout (Q8_0, Q4_0, Q5_0), whatever the CPU.
+// Whether `type` has an R8 layout (Q8_0, Q4_0, Q5_0, Q4_K, Q6_K), whatever the CPU.
 bool has_r8_layout(GgmlType type);
+
+// Bytes of one repacked group of 8 rows of `cols` values.
+size_t r8_group_bytes(GgmlType type, int64_t cols);
 
 // Bytes of w (ggml rows of a type with an R8 layout) repacked.
 size_t r8_bytes(GgmlType type, int64_t rows, int64_t cols);
@@ -88,5 +128,9 @@ MatrixView repack_r8(const MatrixView& w, std::byte* dst);
 
 // Row r of a repacked view back in ggml's block layout (row_bytes(w.type, w.cols) bytes at dst).
 void unpack_r8_row(const MatrixView& w, int64_t r, std::byte* dst);
+
+// The same for the K-quant layouts (matmul_r8_k.cpp): group g of w into dst's group g, and back.
+void repack_r8k_group(const MatrixView& w, int64_t g, std::byte* dst_group);
+void unpack_r8k_row(const MatrixView& w, int64_t r, std::byte* dst);
 
 }  // namespace kernels

@@ -11,6 +11,7 @@
 #include "kernels/cpu/matmul_r8.h"
 #include "kernels/cpu/vec_dot_simd.h"
 #include "kernels/ops.h"
+#include "kernels/quant/dequant.h"
 #include "kernels/quant/dot_activation.h"
 #include "kernels/thread_pool.h"
 #include "tests/kernels/random_weights.h"
@@ -20,6 +21,12 @@ using kernels::GgmlType;
 namespace {
 
 constexpr GgmlType kR8Types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0};
+constexpr GgmlType kR8KTypes[] = {GgmlType::Q4_K, GgmlType::Q6_K};
+constexpr GgmlType kAllR8Types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K};
+
+bool is_k(GgmlType type) {
+  return type == GgmlType::Q4_K || type == GgmlType::Q6_K;
+}
 
 struct Repacked {
   std::vector<std::byte> data;
@@ -37,14 +44,15 @@ Repacked repack(const kernels::MatrixView& w) {
 
 TEST_CASE("R8 repacking round-trips every row to its ggml blocks", "[kernels]") {
   std::mt19937 rng(31);
-  for (GgmlType type : kR8Types)
-    for (int64_t cols : {32, 96, 928})
+  for (GgmlType type : kAllR8Types)
+    for (int64_t cols : is_k(type) ? std::vector<int64_t>{256, 768} : std::vector<int64_t>{32, 96, 928})
       for (int64_t rows : {1, 7, 8, 9, 17}) {
         const auto data = kernels::test::random_weights(type, rows, cols, rng);
         const auto w = kernels::matrix_view(data.data(), type, rows, cols);
         const auto packed = repack(w);
         CHECK(packed.view.interleave == kernels::kR8);
-        CHECK(packed.data.size() == static_cast<size_t>((rows + 7) / 8 * 8) * w.row_stride);
+        CHECK(packed.data.size() == static_cast<size_t>((rows + 7) / 8) * kernels::r8_group_bytes(type, cols));
+        if (type != GgmlType::Q4_K) CHECK(kernels::r8_group_bytes(type, cols) == 8 * w.row_stride);
         std::vector<std::byte> row(w.row_stride);
         for (int64_t r = 0; r < rows; ++r) {
           kernels::unpack_r8_row(packed.view, r, row.data());
@@ -125,10 +133,79 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
   if (cpu >= kernels::SimdLevel::Avx512) CHECK(num_same == 3 * 3 * 5 * 7);
 }
 
+TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit for bit", "[kernels]") {
+  const kernels::SimdLevel cpu = kernels::cpu_vec_dot_level();
+  if (cpu == kernels::SimdLevel::Scalar) {
+    CHECK(kernels::r8k_matmul_for(GgmlType::Q4_K, cpu) == nullptr);  // no R8 kernel: nothing to compare
+    return;
+  }
+  std::mt19937 rng(43);
+  int num_checked = 0, num_same = 0;
+  for (GgmlType type : kR8KTypes) {
+    const auto avx2 = kernels::r8k_matmul_for(type, kernels::SimdLevel::Avx2);
+    const auto avx512 = cpu >= kernels::SimdLevel::Avx512 ? kernels::r8k_matmul_for(type, cpu) : nullptr;
+    REQUIRE(avx2 != nullptr);
+    if (cpu >= kernels::SimdLevel::Avx512) REQUIRE((avx512 != nullptr && avx512 != avx2));
+    const auto scalar = kernels::scalar_vec_dot(type);
+    for (int64_t cols : {256, 768}) {
+      for (int64_t rows : {1, 3, 8, 9, 21}) {
+        const auto data = kernels::test::random_weights(type, rows, cols, rng);
+        const auto w = kernels::matrix_view(data.data(), type, rows, cols);
+        const auto packed = repack(w);
+        for (int64_t n : {1, 2, 3, 4, 5, 7}) {
+          // Activations of a wide range, so that the integer sums reach their bounds.
+          const auto xf = kernels::test::random_floats(static_cast<size_t>(n * cols), rng, 4.0f);
+          const size_t xrow = kernels::row_bytes(GgmlType::Q8_K, cols);
+          std::vector<std::byte> xq(static_cast<size_t>(n) * xrow);
+          for (int64_t j = 0; j < n; ++j)
+            kernels::quantize_activation_row(GgmlType::Q8_K, xf.data() + j * cols, xq.data() + j * xrow, cols);
+          const int64_t stride = rows + 2;
+          std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
+          const kernels::DotRows x{xq.data(), xrow, nullptr, 0};
+          avx2(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
+          // The kernels sum exact integers per super-block; the reference is the dequantized
+          // values' dot in double, within the float rounding of each super-block's terms.
+          std::vector<float> wf(static_cast<size_t>(cols)), xd(static_cast<size_t>(cols));
+          for (int64_t j = 0; j < n; ++j) {
+            CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
+            CHECK(y[static_cast<size_t>(j * stride + rows + 1)] == -7.0f);
+            kernels::dequantize_row(GgmlType::Q8_K, xq.data() + j * xrow, xd.data(), cols);
+            for (int64_t r = 0; r < rows; ++r) {
+              kernels::dequantize_row(type, w.row(r), wf.data(), cols);
+              double want = 0, magnitude = 0;
+              for (int64_t c = 0; c < cols; ++c) {
+                want += double{wf[static_cast<size_t>(c)]} * xd[static_cast<size_t>(c)];
+                magnitude += std::fabs(double{wf[static_cast<size_t>(c)]} * xd[static_cast<size_t>(c)]);
+              }
+              const float got = y[static_cast<size_t>(j * stride + 1 + r)];
+              INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n
+                                              << " r=" << r << " j=" << j << " want " << want);
+              CHECK(std::fabs(got - want) <= 1e-6 * magnitude + 1e-6);
+              // ... and as close to the scalar kernel as the scalar kernel is to the reference.
+              const float scalar_got = scalar(w.row(r), xq.data() + j * xrow, cols);
+              CHECK(std::fabs(got - want) <= std::fabs(scalar_got - want) + 1e-6 * magnitude + 1e-6);
+              ++num_checked;
+            }
+          }
+          if (avx512 == nullptr) continue;
+          std::vector<float> y512(y.size(), -7.0f);
+          avx512(packed.view, 0, rows, x, 0, n, y512.data() + 1, stride);
+          INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n);
+          CHECK(y512 == y);
+          ++num_same;
+        }
+      }
+    }
+  }
+  CHECK(num_checked > 0);
+  if (cpu >= kernels::SimdLevel::Avx512) CHECK(num_same == 2 * 2 * 5 * 6);
+}
+
 TEST_CASE("A repacked matmul row's result does not depend on its batch or the thread count", "[kernels]") {
   std::mt19937 rng(41);
-  const int64_t cols = 224, rows = 37, n = 11;
-  for (GgmlType type : kR8Types) {
+  const int64_t rows = 37, n = 11;
+  for (GgmlType type : kAllR8Types) {
+    const int64_t cols = is_k(type) ? 512 : 224;
     const auto data = kernels::test::random_weights(type, rows, cols, rng);
     const auto w = kernels::matrix_view(data.data(), type, rows, cols);
     // Every SIMD level repacks (each has an R8 kernel); the scalar dot products read ggml's layout.
