@@ -21,7 +21,7 @@ struct PlanFlags {
   int32_t agents = 0;
   std::string memory;
   std::string kv_dtype = "f16";
-  int32_t block_size = 16;
+  int32_t block_size = engine::PlanRequest{}.block_size;
 };
 
 int run_plan(const PlanFlags& f) {

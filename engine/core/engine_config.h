@@ -8,6 +8,7 @@
 #include <functional>
 #include <string_view>
 
+#include "engine/core/kv_block_size.h"
 #include "engine/core/kv_dtype.h"
 #include "engine/error.h"
 
@@ -45,8 +46,8 @@ struct SchedulerConfig {
 };
 
 struct CacheConfig {
-  int32_t block_size = 16;       // tokens per KV block
-  KvDtype dtype = KvDtype::F16;  // F32, F16 or Q8_0 (Q8_0 needs head_dim % 32 == 0)
+  int32_t block_size = kDefaultKvBlockSize;  // tokens per KV block
+  KvDtype dtype = KvDtype::F16;              // F32, F16 or Q8_0 (Q8_0 needs head_dim % 32 == 0)
   // KV memory budget in bytes; 0 = kv_memory_fraction of the machine's available memory.
   size_t kv_cache_bytes = 0;
   double kv_memory_fraction = 0.2;

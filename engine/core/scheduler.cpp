@@ -89,11 +89,26 @@ SchedulerOutput Scheduler::schedule() {
     if (waiting_.empty()) return;  // nobody to defer
     for (BlockHash h : kv_.hashes_completed_by(seq, seq.num_computed_tokens + n)) in_flight.insert(h);
   };
-  // The tokens `seq` gets now: all it lacks, within the step's budget and, for a prompt chunk
-  // (more than the one token a decode computes), within the prompt tokens left.
-  auto grant = [&](int32_t lacking) {
-    const int32_t n = std::min(lacking, budget);
-    return lacking > 1 ? std::min(n, prefill_left) : n;
+  // The tokens a sequence with `computed` tokens in the cache gets now: all it lacks, within the
+  // step's budget and, for a prompt chunk (more than the one token a decode computes), within the
+  // prompt tokens left. A chunk that stops short of the end stops at a block boundary, so that
+  // its tail block is full while it waits for the next step (the tokens cut off start the next
+  // chunk: no slot is held empty across steps); when what is left of the step does not reach
+  // the next boundary, it waits for the next step's allowance, unless nothing else had prompt
+  // tokens this step (progress whatever the budget; an allowance smaller than a block is used as
+  // it is).
+  const int32_t block = kv_.block_size();
+  const int32_t prefill_cap = prefill_left;
+  auto grant = [&](int32_t computed, int32_t lacking) {
+    int32_t n = std::min(lacking, budget);
+    if (lacking > 1) n = std::min(n, prefill_left);
+    if (n < lacking && prefill_cap >= block) {
+      if (const int32_t end = (computed + n) / block * block; end > computed)
+        n = end - computed;
+      else if (prefill_left < prefill_cap)  // others have had prompt tokens this step
+        n = 0;
+    }
+    return n;
   };
   auto record = [&](Sequence* seq, int32_t n, bool prompt_chunk) {
     note_in_flight(*seq, n);
@@ -115,7 +130,7 @@ SchedulerOutput Scheduler::schedule() {
       yielded.push_back(seq);
       continue;
     }
-    const int32_t n = grant(lacking);
+    const int32_t n = grant(seq->num_computed_tokens, lacking);
     if (n == 0) continue;  // no prompt tokens left this step; decodes behind it still run
     bool scheduled = true;
     while (!kv_.allocate_slots(*seq, n)) {
@@ -142,7 +157,8 @@ SchedulerOutput Scheduler::schedule() {
       continue;
     }
     const int32_t lacking = seq->num_tokens() - hit.num_tokens;
-    const int32_t n = grant(lacking);
+    const int32_t n = grant(hit.num_tokens, lacking);
+    if (n == 0) break;                              // the step's prompt tokens are spent
     if (!kv_.allocate_slots(*seq, n, &hit)) break;  // head of line waits for free blocks
     it = waiting_.erase(it);
     seq->num_computed_tokens = hit.num_tokens;
@@ -163,7 +179,7 @@ SchedulerOutput Scheduler::schedule() {
   // a chunk that finds no free block waits (displace_for already made room for the waiting
   // sequences that outrank it, and the running ones behind it may have been scheduled).
   for (Sequence* seq : yielded) {
-    const int32_t n = grant(seq->num_uncomputed_tokens());
+    const int32_t n = grant(seq->num_computed_tokens, seq->num_uncomputed_tokens());
     if (n == 0 || !kv_.allocate_slots(*seq, n)) break;
     record(seq, n, true);
   }

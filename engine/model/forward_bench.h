@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/kv_block_size.h"
 #include "engine/core/kv_dtype.h"
 #include "engine/error.h"
 
@@ -24,7 +25,7 @@ struct ForwardBenchOptions {
   int num_threads = 0;          // 0 = all cores
   int32_t repeat = 3;
   KvDtype kv_dtype = KvDtype::F32;
-  int32_t block_size = 16;  // KV block size in tokens
+  int32_t block_size = kDefaultKvBlockSize;  // KV block size in tokens
 };
 
 // The best speeds over the runs, in tokens per second.

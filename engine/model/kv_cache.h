@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/core/kv_block_size.h"
 #include "engine/core/kv_dtype.h"
 #include "kernels/ops.h"
 
@@ -20,7 +21,7 @@ struct KvCacheShape {
   int32_t num_layers = 0;
   int32_t num_kv_heads = 0;
   int32_t head_dim = 0;
-  int32_t block_size = 16;
+  int32_t block_size = kDefaultKvBlockSize;
   KvDtype dtype = KvDtype::F16;
 
   // Bytes of one token's K and V across all layers (2 x layers x kv_heads x head_dim x bytes).

@@ -18,7 +18,7 @@ class SequenceRunner {
  public:
   // Room for `max_tokens` positions in a cache of `dtype` blocks of `block_size`.
   SequenceRunner(LanguageModel& model, int32_t max_tokens, KvDtype dtype = KvDtype::F32,
-                 int32_t block_size = 16);
+                 int32_t block_size = kDefaultKvBlockSize);
 
   // Appends `tokens` at the next positions and returns their logits: [tokens.size(), vocab] when
   // all_logits, else [1, vocab] for the last token. Errors: empty input, a token id outside the

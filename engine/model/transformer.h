@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/core/kv_block_size.h"
 #include "engine/error.h"
 #include "engine/model/language_model.h"
 #include "engine/model/model_config.h"
@@ -37,7 +38,7 @@ class Transformer final : public LanguageModel {
   int num_threads() const { return pool_.num_threads(); }
 
   // The KV cache shape this model needs (layers, KV heads, head size) with the given storage.
-  KvCacheShape kv_cache_shape(KvDtype dtype, int32_t block_size = 16) const;
+  KvCacheShape kv_cache_shape(KvDtype dtype, int32_t block_size = kDefaultKvBlockSize) const;
 
   // See LanguageModel::forward. Token ids must be in [0, vocab_size) and the cache must have this
   // model's kv_cache_shape (both asserted). One call at a time: the activation buffers and the

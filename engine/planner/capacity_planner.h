@@ -25,13 +25,13 @@ struct PlanRequest {
   int32_t num_agents = 0;                // concurrent requests to size memory for; 0 = not asked
   std::optional<uint64_t> memory_bytes;  // memory for weights + KV; unset = not asked
   KvDtype kv_dtype = KvDtype::F16;
-  int32_t block_size = 16;
+  int32_t block_size = kDefaultKvBlockSize;
 };
 
 struct CapacityPlan {
   ModelShape shape;
   KvDtype kv_dtype = KvDtype::F16;
-  int32_t block_size = 16;
+  int32_t block_size = kDefaultKvBlockSize;
   int64_t context = 0;
   uint64_t kv_bytes_per_token = 0;
   uint64_t weight_bytes = 0;          // the loaded weights: all tensor data in the file + copies

@@ -1,6 +1,6 @@
 // Repacking Q8_0 / Q4_0 / Q5_0 weight rows into the 8-row interleaved layout of matmul_r8.h (and
-// back, one row at a time; the K-quants in matmul_r8_k.cpp), plus the public entry points in kernels/ops.h that decide whether a
-// weight is worth repacking on this CPU.
+// back, one row at a time; the K-quants in matmul_r8_k.cpp), plus the public entry points in kernels/ops.h
+// that decide whether a weight is worth repacking on this CPU.
 #include "kernels/cpu/matmul_r8.h"
 
 #include <cassert>
@@ -59,7 +59,8 @@ MatrixView repack_r8(const MatrixView& w, std::byte* dst) {
   const int64_t nb = w.cols / kQK8_0, groups = (w.rows + kR8 - 1) / kR8;
   std::memset(dst, 0, r8_bytes(w.type, w.rows, w.cols));
   if (is_r8k(w.type)) {
-    for (int64_t g = 0; g < groups; ++g) repack_r8k_group(w, g, dst + static_cast<size_t>(g) * out.row_stride);
+    for (int64_t g = 0; g < groups; ++g)
+      repack_r8k_group(w, g, dst + static_cast<size_t>(g) * out.row_stride);
     return out;
   }
   for (int64_t g = 0; g < groups; ++g) {

@@ -153,7 +153,8 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
       }
       const __m256i bias = q8 ? weight_bias : _mm256_set1_epi32(offset * xsum[c][k]);
       const __m256i sum = _mm256_sub_epi32(fold(halves), bias);
-      acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(dw, _mm256_broadcast_ss(xs[c] + k)), acc[c]);
+      acc[c] =
+          _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(dw, _mm256_broadcast_ss(xs[c] + k)), acc[c]);
     }
   }
   for (int c = 0; c < C; ++c) {
@@ -171,9 +172,10 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
 template <typename Packed>
 void r8_matmul(const MatrixView& w, int64_t r0, int64_t r1, const R8Rows& x, int64_t j0, int64_t j1, float* y,
                int64_t y_stride) {
-  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y, [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
-    group_tile<Packed, decltype(c)::value>(g, x, j, num_w, out, y_stride);
-  });
+  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y,
+                           [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
+                             group_tile<Packed, decltype(c)::value>(g, x, j, num_w, out, y_stride);
+                           });
 }
 
 }  // namespace

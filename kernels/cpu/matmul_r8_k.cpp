@@ -53,7 +53,8 @@ void repack_r8k_group(const MatrixView& w, int64_t g, std::byte* dst_group) {
         for (int j = 0; j < 8; ++j) k_scale_min(j, b.scales, p.scales[j][i], p.mins[j][i]);
         for (int t = 0; t < 32; ++t)
           for (int e = 0; e < 4; ++e)
-            p.qs[t][byte_of(i, e)] = static_cast<uint8_t>(q4k_code(b, 4 * t + e) | q4k_code(b, 4 * (t + 32) + e) << 4);
+            p.qs[t][byte_of(i, e)] =
+                static_cast<uint8_t>(q4k_code(b, 4 * t + e) | q4k_code(b, 4 * (t + 32) + e) << 4);
       } else {
         const auto& b = reinterpret_cast<const BlockQ6K*>(row)[k];
         auto& p = reinterpret_cast<BlockQ6_Kx8*>(dst_group)[k];
@@ -61,12 +62,13 @@ void repack_r8k_group(const MatrixView& w, int64_t g, std::byte* dst_group) {
         for (int j = 0; j < 16; ++j) p.scales[j][i] = b.scales[j];
         for (int t = 0; t < 32; ++t)
           for (int e = 0; e < 4; ++e)
-            p.ql[t][byte_of(i, e)] =
-                static_cast<uint8_t>((q6k_code(b, 4 * t + e) & 0xF) | (q6k_code(b, 4 * (t + 32) + e) & 0xF) << 4);
+            p.ql[t][byte_of(i, e)] = static_cast<uint8_t>((q6k_code(b, 4 * t + e) & 0xF) |
+                                                          (q6k_code(b, 4 * (t + 32) + e) & 0xF) << 4);
         for (int u = 0; u < 16; ++u)
           for (int e = 0; e < 4; ++e) {
             uint8_t high = 0;
-            for (int s = 0; s < 4; ++s) high |= static_cast<uint8_t>((q6k_code(b, 4 * (u + 16 * s) + e) >> 4) << (2 * s));
+            for (int s = 0; s < 4; ++s)
+              high |= static_cast<uint8_t>((q6k_code(b, 4 * (u + 16 * s) + e) >> 4) << (2 * s));
             p.qh[u][byte_of(i, e)] = high;
           }
       }

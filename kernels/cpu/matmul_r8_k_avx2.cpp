@@ -69,8 +69,8 @@ struct Q4KTile {
         for (int m = 0; m < 8; ++m) {
           const int t = 8 * j + m;
           const __m256i packed = load256(b.qs[t % 32]);
-          const __m256i code = j < 4 ? _mm256_and_si256(packed, low4)
-                                     : _mm256_and_si256(_mm256_srli_epi16(packed, 4), low4);
+          const __m256i code =
+              j < 4 ? _mm256_and_si256(packed, low4) : _mm256_and_si256(_mm256_srli_epi16(packed, 4), low4);
           for (int c = 0; c < C; ++c)
             s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(code, broadcast4(xr[c][k].qs, t)));
         }
@@ -122,11 +122,13 @@ struct Q6KTile {
       for (int c = 0; c < C; ++c) isum[c] = _mm256_setzero_si256();
       [&]<int... J>(std::integer_sequence<int, J...>) {
         (q6k_sub_block<C, J>(b, xr, k, isum), ...);
-      }(std::make_integer_sequence<int, 16>{});
+      }
+      (std::make_integer_sequence<int, 16>{});
       const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
       for (int c = 0; c < C; ++c) {
         const __m256i total = _mm256_sub_epi32(isum[c], _mm256_slli_epi32(q6k_offset_sums(b, xr[c][k]), 5));
-        acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), _mm256_mul_ps(dw, _mm256_set1_ps(xr[c][k].d)), acc[c]);
+        acc[c] =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), _mm256_mul_ps(dw, _mm256_set1_ps(xr[c][k].d)), acc[c]);
       }
     }
     for (int c = 0; c < C; ++c) store_rows(acc[c], num_w, y + (j0 + c) * y_stride);
@@ -134,12 +136,13 @@ struct Q6KTile {
 };
 
 template <typename Packed, template <int> class Tile>
-void r8k_matmul(const MatrixView& w, int64_t r0, int64_t r1, const DotRows& x, int64_t j0, int64_t j1, float* y,
-                int64_t y_stride) {
+void r8k_matmul(const MatrixView& w, int64_t r0, int64_t r1, const DotRows& x, int64_t j0, int64_t j1,
+                float* y, int64_t y_stride) {
   const int64_t nb = w.cols / kQK_K;
-  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y, [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
-    Tile<decltype(c)::value>::run(g, x, j, num_w, out, y_stride, nb);
-  });
+  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y,
+                           [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
+                             Tile<decltype(c)::value>::run(g, x, j, num_w, out, y_stride, nb);
+                           });
 }
 
 }  // namespace

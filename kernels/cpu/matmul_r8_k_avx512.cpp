@@ -56,9 +56,11 @@ struct Q4KTile {
         __m512i code[4];
         for (int m = 0; m < 4; ++m) {
           const __m512i packed = _mm512_loadu_si512(b.qs[(8 * j + 2 * m) % 32]);
-          code[m] = j < 4 ? _mm512_and_si512(packed, low4) : _mm512_and_si512(_mm512_srli_epi16(packed, 4), low4);
+          code[m] =
+              j < 4 ? _mm512_and_si512(packed, low4) : _mm512_and_si512(_mm512_srli_epi16(packed, 4), low4);
         }
-        const __m256i scale = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.scales[j])));
+        const __m256i scale =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.scales[j])));
         for (int c = 0; c < C; ++c) {
           const __m512i xz = _mm512_zextsi256_si512(load256(xr[c][k].qs + 32 * j));
           __m512i halves = _mm512_setzero_si512();
@@ -72,8 +74,8 @@ struct Q4KTile {
       for (int c = 0; c < C; ++c) {
         const __m256 dx = _mm256_set1_ps(xr[c][k].d);
         acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, dx), acc[c]);
-        acc_min[c] =
-            _mm256_fmadd_ps(_mm256_cvtepi32_ps(q4k_min_sums(b, xr[c][k])), _mm256_mul_ps(dmin, dx), acc_min[c]);
+        acc_min[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(q4k_min_sums(b, xr[c][k])), _mm256_mul_ps(dmin, dx),
+                                     acc_min[c]);
       }
     }
     for (int c = 0; c < C; ++c) store_rows(_mm256_sub_ps(acc[c], acc_min[c]), num_w, y + (j0 + c) * y_stride);
@@ -95,7 +97,8 @@ template <int j>
 inline __m512i q6k_codes512(const BlockQ6_Kx8& b, int t) {
   const __m512i low4 = _mm512_set1_epi8(0xF);
   const __m512i ql = _mm512_loadu_si512(b.ql[t % 32]);
-  const __m512i nibbles = j < 8 ? _mm512_and_si512(ql, low4) : _mm512_and_si512(_mm512_srli_epi16(ql, 4), low4);
+  const __m512i nibbles =
+      j < 8 ? _mm512_and_si512(ql, low4) : _mm512_and_si512(_mm512_srli_epi16(ql, 4), low4);
   return _mm512_or_si512(nibbles, q6k_high512<j / 4>(_mm512_loadu_si512(b.qh[t % 16])));
 }
 
@@ -132,22 +135,25 @@ struct Q6KTile {
       for (int c = 0; c < C; ++c) isum[c] = _mm256_setzero_si256();
       [&]<int... J>(std::integer_sequence<int, J...>) {
         (q6k_sub_block<C, J>(b, xr, k, idx, isum), ...);
-      }(std::make_integer_sequence<int, 16>{});
+      }
+      (std::make_integer_sequence<int, 16>{});
       const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
       for (int c = 0; c < C; ++c)
-        acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, _mm256_set1_ps(xr[c][k].d)), acc[c]);
+        acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, _mm256_set1_ps(xr[c][k].d)),
+                                 acc[c]);
     }
     for (int c = 0; c < C; ++c) store_rows(acc[c], num_w, y + (j0 + c) * y_stride);
   }
 };
 
 template <typename Packed, template <int> class Tile>
-void r8k_matmul(const MatrixView& w, int64_t r0, int64_t r1, const DotRows& x, int64_t j0, int64_t j1, float* y,
-                int64_t y_stride) {
+void r8k_matmul(const MatrixView& w, int64_t r0, int64_t r1, const DotRows& x, int64_t j0, int64_t j1,
+                float* y, int64_t y_stride) {
   const int64_t nb = w.cols / kQK_K;
-  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y, [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
-    Tile<decltype(c)::value>::run(g, x, j, num_w, out, y_stride, nb);
-  });
+  for_each_r8_tile<Packed>(w, r0, r1, j0, j1, y,
+                           [&](auto c, const Packed* g, int64_t j, int num_w, float* out) {
+                             Tile<decltype(c)::value>::run(g, x, j, num_w, out, y_stride, nb);
+                           });
 }
 
 }  // namespace

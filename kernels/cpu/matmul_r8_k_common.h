@@ -50,7 +50,8 @@ inline __m256i pairs_i8(const int8_t* a, const int8_t* b) {
 
 // (a, b) as the two int16 of every 32-bit lane.
 inline __m256i both_lanes(int a, int b) {
-  return _mm256_set1_epi32(static_cast<int>(static_cast<uint16_t>(a) | static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16));
+  return _mm256_set1_epi32(
+      static_cast<int>(static_cast<uint16_t>(a) | static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16));
 }
 
 // Q4_K: lane i = sum_j min_j[i] * (x's sum over sub-block j of 32 values).
@@ -67,8 +68,8 @@ inline __m256i q4k_min_sums(const BlockQ4_Kx8& b, const BlockQ8K& x) {
 inline __m256i q6k_offset_sums(const BlockQ6_Kx8& b, const BlockQ8K& x) {
   __m256i sum = _mm256_setzero_si256();
   for (int j = 0; j < 16; j += 2)
-    sum = _mm256_add_epi32(
-        sum, _mm256_madd_epi16(pairs_i8(b.scales[j], b.scales[j + 1]), both_lanes(x.bsums[j], x.bsums[j + 1])));
+    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs_i8(b.scales[j], b.scales[j + 1]),
+                                                  both_lanes(x.bsums[j], x.bsums[j + 1])));
   return sum;
 }
 
@@ -88,7 +89,8 @@ template <int j>
 inline __m256i q6k_codes(const BlockQ6_Kx8& b, int t) {
   const __m256i low4 = _mm256_set1_epi8(0xF);
   const __m256i ql = load256(b.ql[t % 32]);
-  const __m256i nibbles = j < 8 ? _mm256_and_si256(ql, low4) : _mm256_and_si256(_mm256_srli_epi16(ql, 4), low4);
+  const __m256i nibbles =
+      j < 8 ? _mm256_and_si256(ql, low4) : _mm256_and_si256(_mm256_srli_epi16(ql, 4), low4);
   return _mm256_or_si256(nibbles, q6k_high<j / 4>(load256(b.qh[t % 16])));
 }
 

@@ -98,7 +98,7 @@ expect_run(ARGS ${serve_args} --modes continuous,batched CODE 2
            MATCH "^arena bench serve: error: --modes: unknown mode 'batched'")
 # A KV budget that holds no block is refused at once (0 does not mean "the machine's memory").
 expect_run(ARGS ${serve_args} --kv-memory 0 CODE 2
-           MATCH "^arena bench serve: error: --kv-memory 0 holds no KV block: one block of 16 tokens takes ")
+           MATCH "^arena bench serve: error: --kv-memory 0 holds no KV block: one block of 8 tokens takes ")
 expect_run(ARGS ${serve_args} --kv-memory 12 CODE 2 MATCH "error: --kv-memory 12 holds no KV block")
 
 # One error style: "arena CMD: error: ...", the usage of CMD ("Usage: arena CMD"), exit 2 for every
@@ -117,7 +117,7 @@ expect_run(ARGS bench forward --model no-such-model.gguf CODE 1
 # arena bench forward on the tiny synthetic model: single-stream and 3 streams decoded in one
 # batch (F16 KV), every run reported; a bad stream count or KV dtype is a usage error.
 expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 5 --gen-tokens 3 --repeat 1 CODE 0
-           MATCH "streams 1, kv f32 in blocks of 16\nrun 1: prompt 1x5 tokens in .* decode 1x3 tokens in .*\nbest .*\\(1 streams, ")
+           MATCH "streams 1, kv f32 in blocks of 8\nrun 1: prompt 1x5 tokens in .* decode 1x3 tokens in .*\nbest .*\\(1 streams, ")
 expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 7 --gen-tokens 2 --streams 3 --kv-dtype f16
            --block-size 4 --repeat 2 CODE 0
            MATCH "streams 3, kv f16 in blocks of 4\nrun 1: prompt 3x7 tokens .* decode 3x2 tokens .*\nrun 2: .*\\(3 streams, [0-9.]+ tok/s each\\)")

@@ -17,6 +17,7 @@ namespace {
 EngineConfig blocks_config(int32_t num_blocks) {
   EngineConfig cfg;
   cfg.cache.dtype = KvDtype::F32;
+  cfg.cache.block_size = 16;
   cfg.cache.kv_cache_bytes = static_cast<size_t>(num_blocks) * 16 * 512;  // 512 bytes per token
   return cfg;
 }

@@ -23,6 +23,7 @@ namespace {
 EngineConfig small_config() {
   EngineConfig cfg;
   cfg.cache.dtype = KvDtype::F32;
+  cfg.cache.block_size = 16;
   cfg.cache.kv_cache_bytes = 64 * 16 * 512;  // 64 blocks of 16 tokens x 512 bytes per token
   return cfg;
 }

@@ -43,7 +43,7 @@ TEST_CASE("Capacity plan of the llama test model", "[engine]") {
   REQUIRE(plan);
   // 2 layers x 1 KV head x 64 dims, f16: 2 x 2 x 1 x 64 x 2 bytes.
   CHECK(plan->kv_bytes_per_token == 512);
-  CHECK(plan->kv_bytes_per_request == 63 * 16 * 512);  // 1000 tokens -> 63 blocks of 16
+  CHECK(plan->kv_bytes_per_request == 125 * 8 * 512);  // 1000 tokens -> 125 blocks of 8
   CHECK(plan->weight_bytes > 0);
   CHECK(plan->weight_bytes < std::filesystem::file_size(path));
   REQUIRE(plan->max_concurrent_requests);

@@ -64,13 +64,15 @@ TEST_CASE("Scheduler fills the token budget with prefill chunks and decodes in o
   h.add(2, 10, 100);
   auto out = h.step();
   CHECK(tokens_of(out, 1) == 10);
-  CHECK(tokens_of(out, 2) == 6);  // chunked: the budget runs out
-  CHECK(out.num_batched_tokens == 16);
+  // Chunked: the budget runs out after 6 tokens, and the chunk stops at the block boundary
+  // before it (4 of block size 4), so no block is left partly filled until the next step.
+  CHECK(tokens_of(out, 2) == 4);
+  CHECK(out.num_batched_tokens == 14);
   CHECK(out.seqs[0].needs_logits);
   CHECK_FALSE(out.seqs[1].needs_logits);
   out = h.step();
   CHECK(tokens_of(out, 1) == 1);  // decode
-  CHECK(tokens_of(out, 2) == 4);  // rest of the prefill
+  CHECK(tokens_of(out, 2) == 6);  // rest of the prefill (the end of a prompt needs no boundary)
   CHECK(out.seqs[1].needs_logits);
   out = h.step();
   CHECK(tokens_of(out, 1) == 1);
@@ -86,20 +88,32 @@ TEST_CASE("Scheduler gives a step at most max_prefill_tokens prompt tokens, most
   h.add(3, 6, 200);
   auto out = h.step();
   CHECK(tokens_of(out, 1) == 6);
-  CHECK(tokens_of(out, 2) == 2);
-  CHECK(tokens_of(out, 3) == 0);  // admitted in a later step, not in this one
-  CHECK(out.num_batched_tokens == 8);
+  CHECK(tokens_of(out, 2) == 0);  // the 2 tokens left do not reach a block boundary: next step
+  CHECK(tokens_of(out, 3) == 0);
+  CHECK(out.num_batched_tokens == 6);
   out = h.step();
   CHECK(tokens_of(out, 1) == 1);  // decodes do not count against the cap
-  CHECK(tokens_of(out, 2) == 4);
-  CHECK(tokens_of(out, 3) == 4);
-  CHECK(out.num_batched_tokens == 9);
+  CHECK(tokens_of(out, 2) == 6);
+  CHECK(tokens_of(out, 3) == 0);
+  CHECK(out.num_batched_tokens == 7);
+  out = h.step();
+  CHECK(tokens_of(out, 3) == 6);
   SECTION("the default cap leaves most of a large tick's prompts for later steps") {
     Harness big(1024, 16, SchedulerConfig{});
     for (uint64_t i = 1; i <= 32; ++i) big.add(i, 72, static_cast<TokenId>(1000 * i));
     const auto first = big.step();
-    CHECK(first.num_batched_tokens == SchedulerConfig{}.max_prefill_tokens);
+    const int32_t cap = SchedulerConfig{}.max_prefill_tokens;
+    CHECK(first.num_batched_tokens <= cap);
+    CHECK(first.num_batched_tokens > cap - 16);  // less only what stops short of a block
     CHECK(first.seqs.size() < 32);
+  }
+  SECTION("an allowance smaller than a block still makes progress") {
+    SchedulerConfig tiny;
+    tiny.max_prefill_tokens = 3;
+    Harness small(64, 4, tiny);
+    small.add(1, 10);
+    CHECK(tokens_of(small.step(), 1) == 3);
+    CHECK(tokens_of(small.step(), 1) == 3);
   }
 }
 
@@ -113,11 +127,31 @@ TEST_CASE("Scheduler's running prompt chunk yields the prompt tokens to a more u
   auto out = h.step();
   CHECK(out.displaced.empty());
   CHECK(tokens_of(out, 2) == 6);  // the urgent one first
-  CHECK(tokens_of(out, 1) == 2);  // the rest of the allowance
+  CHECK(tokens_of(out, 1) == 0);  // the 2 tokens left reach no block boundary
   CHECK(slow->status == SeqStatus::Running);
   out = h.step();
   CHECK(tokens_of(out, 2) == 1);  // answering
   CHECK(tokens_of(out, 1) == 8);
+}
+
+TEST_CASE("Scheduler ends a prompt chunk that stops short of the prompt at a block boundary", "[engine]") {
+  SchedulerConfig cfg;
+  cfg.max_prefill_tokens = 50;
+  Harness h(256, 16, cfg);
+  Sequence* a = h.add(1, 130);
+  Sequence* b = h.add(2, 70, 1000);
+  auto out = h.step();
+  CHECK(tokens_of(out, 1) == 48);  // 50 allowed, cut back to 3 blocks
+  CHECK(tokens_of(out, 2) == 0);   // 2 tokens left, no block's worth: it waits for the next step
+  for (int i = 0; i < 8 && (a->num_uncomputed_tokens() > 1 || b->num_uncomputed_tokens() > 1); ++i) {
+    out = h.step();
+    // Every sequence still mid-prompt holds only full blocks between steps.
+    for (const Sequence* s : {a, b})
+      if (s->num_uncomputed_tokens() > 0 && s->num_computed_tokens < s->num_prompt_tokens())
+        CHECK(s->num_computed_tokens % 16 == 0);
+  }
+  CHECK(a->num_computed_tokens >= 130);
+  CHECK(b->num_computed_tokens >= 70);
 }
 
 TEST_CASE("Scheduler honours max_num_seqs", "[engine]") {

@@ -27,6 +27,7 @@ struct FakeCore {
   static engine::EngineConfig config(void (*adjust)(engine::EngineConfig&)) {
     engine::EngineConfig cfg;
     cfg.cache.dtype = engine::KvDtype::F32;
+    cfg.cache.block_size = 16;  // the tests count slots in blocks of 16
     if (adjust) adjust(cfg);
     return cfg;
   }

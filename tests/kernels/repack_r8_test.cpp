@@ -22,7 +22,8 @@ namespace {
 
 constexpr GgmlType kR8Types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0};
 constexpr GgmlType kR8KTypes[] = {GgmlType::Q4_K, GgmlType::Q6_K};
-constexpr GgmlType kAllR8Types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K, GgmlType::Q6_K};
+constexpr GgmlType kAllR8Types[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K,
+                                    GgmlType::Q6_K};
 
 bool is_k(GgmlType type) {
   return type == GgmlType::Q4_K || type == GgmlType::Q6_K;
@@ -51,7 +52,8 @@ TEST_CASE("R8 repacking round-trips every row to its ggml blocks", "[kernels]") 
         const auto w = kernels::matrix_view(data.data(), type, rows, cols);
         const auto packed = repack(w);
         CHECK(packed.view.interleave == kernels::kR8);
-        CHECK(packed.data.size() == static_cast<size_t>((rows + 7) / 8) * kernels::r8_group_bytes(type, cols));
+        CHECK(packed.data.size() ==
+              static_cast<size_t>((rows + 7) / 8) * kernels::r8_group_bytes(type, cols));
         if (type != GgmlType::Q4_K) CHECK(kernels::r8_group_bytes(type, cols) == 8 * w.row_stride);
         std::vector<std::byte> row(w.row_stride);
         for (int64_t r = 0; r < rows; ++r) {
@@ -158,7 +160,8 @@ TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit 
           const size_t xrow = kernels::row_bytes(GgmlType::Q8_K, cols);
           std::vector<std::byte> xq(static_cast<size_t>(n) * xrow);
           for (int64_t j = 0; j < n; ++j)
-            kernels::quantize_activation_row(GgmlType::Q8_K, xf.data() + j * cols, xq.data() + j * xrow, cols);
+            kernels::quantize_activation_row(GgmlType::Q8_K, xf.data() + j * cols, xq.data() + j * xrow,
+                                             cols);
           const int64_t stride = rows + 2;
           std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
           const kernels::DotRows x{xq.data(), xrow, nullptr, 0};
