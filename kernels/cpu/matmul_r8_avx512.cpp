@@ -40,8 +40,9 @@ inline __m512i both_halves(const void* p) {
   return _mm512_broadcast_i64x4(load256(p));
 }
 
-// Software prefetch this far ahead in the group stream (bytes), as the AVX2 kernel does.
-constexpr int kPrefetch = 1024;
+// Software prefetch this far ahead in the group stream (bytes): on a Zen 5, Q8_0 decode ran at
+// 54 tok/s without, 55 at 1 KiB (the AVX2 kernel's distance), 57 at 2 KiB, 55 at 4 KiB.
+constexpr int kPrefetch = 2048;
 
 template <typename Packed>
 inline void prefetch_block(const Packed* p) {
