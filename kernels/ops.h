@@ -68,8 +68,9 @@ struct KvLayerMutView {
 // rows on `pool`.
 void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool);
 
-// Bytes of a copy of w in a layout this CPU's matmul streams faster (for Q8_0 / Q4_0 / Q5_0 on
-// AVX2 without AVX-512: rows interleaved in groups of 8), or 0 when w is best used as it is.
+// Bytes of a copy of w in a layout this CPU's matmul streams faster (for Q8_0 / Q4_0 / Q5_0 /
+// Q4_K / Q6_K at the AVX2 and AVX-512 levels: rows interleaved in groups of 8), or 0 when w is
+// best used as it is (the scalar level, other types).
 size_t repacked_bytes(const MatrixView& w);
 
 // Writes that copy of w into dst (repacked_bytes(w) bytes, which must be > 0) and returns its
