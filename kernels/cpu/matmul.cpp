@@ -6,9 +6,8 @@
 // Q8_0 / Q4_0 / Q5_0 / Q4_K / Q6_K weights take the R8 kernels (matmul_r8.h) on AVX2 and AVX-512;
 // on AVX2 the other quantized and BF16 weights go through the register-blocked tiles of
 // matmul_tiles.h over activations widened once per call, on AVX-512 through its multi-row dot
-// kernels. Every kernel
-// repeats, per (weight row, activation row) pair, exactly the arithmetic of what a one-row matmul
-// runs, so results stay batch-invariant.
+// kernels. Every kernel repeats, per (weight row, activation row) pair, exactly the arithmetic of
+// what a one-row matmul runs, so results stay batch-invariant.
 #include <algorithm>
 #include <cassert>
 #include <limits>
