@@ -14,16 +14,15 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstring>
+
+#include "kernels/cpu/matmul_r8_simd.h"
 
 namespace kernels {
 
 namespace {
 
-inline __m256i load256(const void* p) {
-  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
-}
+using namespace r8simd;
 
 // Values 4t .. 4t + 3 of activation block b in every 32-bit lane.
 inline __m256i broadcast4(const BlockQ8_0& b, int t) {
@@ -35,16 +34,6 @@ inline __m256i broadcast4(const BlockQ8_0& b, int t) {
 // Software prefetch this far ahead in the group stream (bytes); one task's groups are one
 // contiguous run, which the hardware prefetcher follows too.
 constexpr int kPrefetch = 1024;
-
-template <typename Packed>
-inline void prefetch_block(const Packed* p) {
-  const char* at = reinterpret_cast<const char*>(p) + kPrefetch;
-  for (size_t off = 0; off < sizeof(Packed); off += 64) _mm_prefetch(at + off, _MM_HINT_T0);
-}
-
-inline const BlockQ8_0* x_row(const R8Rows& x, int64_t j) {
-  return reinterpret_cast<const BlockQ8_0*>(x.q8 + static_cast<size_t>(j) * x.q8_stride);
-}
 
 // acc[c] += float(sum[c]) * (d_w * d_x(c, k)) for the C activation rows.
 template <int C>
@@ -143,27 +132,18 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
   const int32_t* xsum[C];
   __m256 acc[C];
   for (int c = 0; c < C; ++c) {
-    xr[c] = x_row(x, j0 + c);
+    xr[c] = q8_0_row(x, j0 + c);
     xs[c] = x.scales + (j0 + c) * nb;
     xsum[c] = x.sums != nullptr ? x.sums + (j0 + c) * nb : nullptr;
     acc[c] = _mm256_setzero_ps();
   }
   for (int64_t k = 0; k < nb; ++k) {
-    prefetch_block(g + k);
+    prefetch_ahead<kPrefetch>(g + k);
     __m256i sum[C];
     block_sums<C>(g[k], xr, xsum, k, sum);
     scale_add<C>(g[k].d, xs, k, sum, acc);
   }
-  for (int c = 0; c < C; ++c) {
-    float* out = y + (j0 + c) * y_stride;
-    if (num_w == kR8) {
-      _mm256_storeu_ps(out, acc[c]);
-    } else {
-      alignas(32) float lanes[kR8];
-      _mm256_store_ps(lanes, acc[c]);
-      std::copy(lanes, lanes + num_w, out);
-    }
-  }
+  for (int c = 0; c < C; ++c) store_rows(acc[c], num_w, y + (j0 + c) * y_stride);
 }
 
 template <typename Packed>

@@ -23,18 +23,17 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-#include <algorithm>
 #include <type_traits>
+
+#include "kernels/cpu/matmul_r8_simd.h"
 
 namespace kernels {
 
 namespace {
 
-constexpr __mmask32 kHighHalf16 = 0xFFFF0000u;  // the 16-bit lanes of the upper 256 bits
+using namespace r8simd;
 
-inline __m256i load256(const void* p) {
-  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
-}
+constexpr __mmask32 kHighHalf16 = 0xFFFF0000u;  // the 16-bit lanes of the upper 256 bits
 
 inline __m512i both_halves(const void* p) {
   return _mm512_broadcast_i64x4(load256(p));
@@ -43,12 +42,6 @@ inline __m512i both_halves(const void* p) {
 // Software prefetch this far ahead in the group stream (bytes): on a Zen 5, Q8_0 decode ran at
 // 54 tok/s without, 55 at 1 KiB (the AVX2 kernel's distance), 57 at 2 KiB, 55 at 4 KiB.
 constexpr int kPrefetch = 2048;
-
-template <typename Packed>
-inline void prefetch_block(const Packed* p) {
-  const char* at = reinterpret_cast<const char*>(p) + kPrefetch;
-  for (size_t off = 0; off < sizeof(Packed); off += 64) _mm_prefetch(at + off, _MM_HINT_T0);
-}
 
 template <typename Packed>
 constexpr bool kIsQ8 = std::is_same_v<Packed, BlockQ8_0x8>;
@@ -108,10 +101,6 @@ inline __m256i fold(__m512i halves) {
   return _mm256_add_epi32(_mm512_castsi512_si256(halves), _mm512_extracti64x4_epi64(halves, 1));
 }
 
-inline const BlockQ8_0* x_row(const R8Rows& x, int64_t j) {
-  return reinterpret_cast<const BlockQ8_0*>(x.q8 + static_cast<size_t>(j) * x.q8_stride);
-}
-
 // One group (8 weight rows) against activation rows j0 .. j0 + C - 1; writes rows r .. r + num_w - 1.
 template <typename Packed, int C>
 void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* y, int64_t y_stride) {
@@ -127,13 +116,13 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
   const int32_t* xsum[C];
   __m256 acc[C];
   for (int c = 0; c < C; ++c) {
-    xr[c] = x_row(x, j0 + c);
+    xr[c] = q8_0_row(x, j0 + c);
     xs[c] = x.scales + (j0 + c) * nb;
     xsum[c] = x.sums != nullptr ? x.sums + (j0 + c) * nb : nullptr;
     acc[c] = _mm256_setzero_ps();
   }
   for (int64_t k = 0; k < nb; ++k) {
-    prefetch_block(g + k);
+    prefetch_ahead<kPrefetch>(g + k);
     __m512i v[4];
     block_codes(g[k], v);
     __m256i weight_bias = _mm256_setzero_si256();  // Q8_0: 128 times each row's block sum
@@ -158,16 +147,7 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
           _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(dw, _mm256_broadcast_ss(xs[c] + k)), acc[c]);
     }
   }
-  for (int c = 0; c < C; ++c) {
-    float* out = y + (j0 + c) * y_stride;
-    if (num_w == kR8) {
-      _mm256_storeu_ps(out, acc[c]);
-    } else {
-      alignas(32) float lanes[kR8];
-      _mm256_store_ps(lanes, acc[c]);
-      std::copy(lanes, lanes + num_w, out);
-    }
-  }
+  for (int c = 0; c < C; ++c) store_rows(acc[c], num_w, y + (j0 + c) * y_stride);
 }
 
 template <typename Packed>

@@ -18,7 +18,6 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -60,7 +59,7 @@ struct Q4KTile {
     }
     for (int64_t k = 0; k < nb; ++k) {
       const BlockQ4_Kx8& b = g[k];
-      prefetch_ahead(&b);
+      prefetch_ahead<2048>(&b);
       __m256i isum[C], imin[C];
       for (int c = 0; c < C; ++c) isum[c] = _mm256_setzero_si256();
       for (int j = 0; j < 8; ++j) {
@@ -117,7 +116,7 @@ struct Q6KTile {
     }
     for (int64_t k = 0; k < nb; ++k) {
       const BlockQ6_Kx8& b = g[k];
-      prefetch_ahead(&b);
+      prefetch_ahead<2048>(&b);
       __m256i isum[C];
       for (int c = 0; c < C; ++c) isum[c] = _mm256_setzero_si256();
       [&]<int... J>(std::integer_sequence<int, J...>) {

@@ -49,7 +49,7 @@ struct Q4KTile {
     }
     for (int64_t k = 0; k < nb; ++k) {
       const BlockQ4_Kx8& b = g[k];
-      prefetch_ahead(&b);
+      prefetch_ahead<2048>(&b);
       __m256i isum[C];
       for (int c = 0; c < C; ++c) isum[c] = _mm256_setzero_si256();
       for (int j = 0; j < 8; ++j) {
@@ -130,7 +130,7 @@ struct Q6KTile {
     }
     for (int64_t k = 0; k < nb; ++k) {
       const BlockQ6_Kx8& b = g[k];
-      prefetch_ahead(&b);
+      prefetch_ahead<2048>(&b);
       __m256i isum[C];  // sum_j scale_j * (q . x - 32 * x's sum), the AVX2 kernel's integer
       for (int c = 0; c < C; ++c) isum[c] = _mm256_setzero_si256();
       [&]<int... J>(std::integer_sequence<int, J...>) {

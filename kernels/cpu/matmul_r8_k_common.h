@@ -1,40 +1,18 @@
 // AVX2 helpers the Q4_K / Q6_K R8 kernels share (matmul_r8_k_avx2.cpp, matmul_r8_k_avx512.cpp):
-// code decoding and the per-super-block integer sums both kernels compute the same way. Included
-// only by files compiled with AVX2 or wider; everything here has internal linkage, so each file
-// keeps the instructions of its own flags.
+// code decoding and the per-super-block integer sums both kernels compute the same way (with the
+// helpers of every R8 kernel, matmul_r8_simd.h). Included only by files compiled with AVX2 or
+// wider; everything here has internal linkage, so each file keeps the instructions of its flags.
 #pragma once
 
 #include <immintrin.h>
 
-#include <algorithm>
-
 #include "kernels/cpu/matmul_r8.h"
+#include "kernels/cpu/matmul_r8_simd.h"
 
 namespace kernels::r8k {
 namespace {
 
-inline __m256i load256(const void* p) {
-  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
-}
-
-inline const BlockQ8K* q8k_row(const DotRows& x, int64_t j) {
-  return reinterpret_cast<const BlockQ8K*>(x.data + static_cast<size_t>(j) * x.stride);
-}
-
-// Prefetches the group's super-block 2 KiB ahead (every cache line of it).
-template <typename Packed>
-inline void prefetch_ahead(const Packed* p) {
-  const char* at = reinterpret_cast<const char*>(p) + 2048;
-  for (size_t off = 0; off < sizeof(Packed); off += 64) _mm_prefetch(at + off, _MM_HINT_T0);
-}
-
-// Writes the first num_w of 8 row results.
-inline void store_rows(__m256 rows, int num_w, float* out) {
-  if (num_w == kR8) return _mm256_storeu_ps(out, rows);
-  alignas(32) float lanes[kR8];
-  _mm256_store_ps(lanes, rows);
-  std::copy(lanes, lanes + num_w, out);
-}
+using namespace r8simd;
 
 // Lane i (two int16) = (a[i], b[i]).
 inline __m256i pairs_u8(const uint8_t* a, const uint8_t* b) {

@@ -41,6 +41,21 @@ Repacked repack(const kernels::MatrixView& w) {
   return r;
 }
 
+// What run(out, stride) writes into rows x n outputs (stride rows + 2, the first output at
+// offset 1), every slot first -7: the kernel must write exactly rows [0, rows) of each activation
+// row and leave the sentinel either side.
+template <typename Run>
+std::vector<float> run_with_sentinels(int64_t rows, int64_t n, Run run) {
+  const int64_t stride = rows + 2;
+  std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
+  run(y.data() + 1, stride);
+  for (int64_t j = 0; j < n; ++j) {
+    CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
+    CHECK(y[static_cast<size_t>(j * stride + rows + 1)] == -7.0f);
+  }
+  return y;
+}
+
 }  // namespace
 
 TEST_CASE("R8 repacking round-trips every row to its ggml blocks", "[kernels]") {
@@ -102,15 +117,15 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
               sums[static_cast<size_t>(j * blocks + k)] = s;
             }
           }
-          // A sentinel around the written block: the kernel must write exactly [r0, r1) x [j0, j1).
-          const int64_t stride = rows + 2;
-          std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
           const kernels::R8Rows x{xq.data(), xrow, scales.data(),
                                   type == GgmlType::Q8_0 ? nullptr : sums.data(), blocks};
-          avx2(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
+          const auto run = [&](kernels::R8MatmulFn kernel) {
+            return run_with_sentinels(
+                rows, n, [&](float* out, int64_t s) { kernel(packed.view, 0, rows, x, 0, n, out, s); });
+          };
+          const int64_t stride = rows + 2;
+          const auto y = run(avx2);
           for (int64_t j = 0; j < n; ++j) {
-            CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
-            CHECK(y[static_cast<size_t>(j * stride + rows + 1)] == -7.0f);
             for (int64_t r = 0; r < rows; ++r) {
               const float want = scalar(w.row(r), xq.data() + j * xrow, cols);
               const float got = y[static_cast<size_t>(j * stride + 1 + r)];
@@ -122,10 +137,8 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
           }
           if (avx512 == nullptr) continue;
           // The AVX-512 kernel computes the AVX2 kernel's arithmetic: the same bits, sentinels too.
-          std::vector<float> y512(y.size(), -7.0f);
-          avx512(packed.view, 0, rows, x, 0, n, y512.data() + 1, stride);
           INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n);
-          CHECK(y512 == y);
+          CHECK(run(avx512) == y);
           ++num_same;
         }
       }
@@ -162,16 +175,17 @@ TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit 
           for (int64_t j = 0; j < n; ++j)
             kernels::quantize_activation_row(GgmlType::Q8_K, xf.data() + j * cols, xq.data() + j * xrow,
                                              cols);
-          const int64_t stride = rows + 2;
-          std::vector<float> y(static_cast<size_t>(n * stride), -7.0f);
           const kernels::DotRows x{xq.data(), xrow, nullptr, 0};
-          avx2(packed.view, 0, rows, x, 0, n, y.data() + 1, stride);
+          const auto run = [&](kernels::R8KMatmulFn kernel) {
+            return run_with_sentinels(
+                rows, n, [&](float* out, int64_t s) { kernel(packed.view, 0, rows, x, 0, n, out, s); });
+          };
+          const int64_t stride = rows + 2;
+          const auto y = run(avx2);
           // The kernels sum exact integers per super-block; the reference is the dequantized
           // values' dot in double, within the float rounding of each super-block's terms.
           std::vector<float> wf(static_cast<size_t>(cols)), xd(static_cast<size_t>(cols));
           for (int64_t j = 0; j < n; ++j) {
-            CHECK(y[static_cast<size_t>(j * stride)] == -7.0f);
-            CHECK(y[static_cast<size_t>(j * stride + rows + 1)] == -7.0f);
             kernels::dequantize_row(GgmlType::Q8_K, xq.data() + j * xrow, xd.data(), cols);
             for (int64_t r = 0; r < rows; ++r) {
               kernels::dequantize_row(type, w.row(r), wf.data(), cols);
@@ -191,10 +205,8 @@ TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit 
             }
           }
           if (avx512 == nullptr) continue;
-          std::vector<float> y512(y.size(), -7.0f);
-          avx512(packed.view, 0, rows, x, 0, n, y512.data() + 1, stride);
           INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n);
-          CHECK(y512 == y);
+          CHECK(run(avx512) == y);
           ++num_same;
         }
       }
