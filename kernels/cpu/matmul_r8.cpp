@@ -164,9 +164,10 @@ R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level) {
 
 size_t repacked_bytes(const MatrixView& w) {
   if (w.interleave != 0 || !has_r8_layout(w.type)) return 0;
-  if (is_r8k(w.type) ? w.cols % kQK_K != 0 || r8k_matmul_for(w.type, vec_dot_level()) == nullptr
-                     : r8_matmul_for(w.type, vec_dot_level()) == nullptr)
-    return 0;
+  const SimdLevel level = vec_dot_level();
+  const bool kernel =
+      is_r8k(w.type) ? r8k_matmul_for(w.type, level) != nullptr : r8_matmul_for(w.type, level) != nullptr;
+  if (!kernel) return 0;
   return r8_bytes(w.type, w.rows, w.cols);
 }
 
