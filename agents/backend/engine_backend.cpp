@@ -49,6 +49,17 @@ CompletionResult failed(FailureKind kind, std::string message) {
 
 }  // namespace
 
+std::expected<std::string, std::string> request_prompt_text(const engine::LoadedModel& model,
+                                                            const CompletionRequest& request) {
+  std::string text = request.prompt;
+  if (request.chat) {
+    auto rendered = model.render_chat(request.messages);
+    if (!rendered) return std::unexpected("chat template: " + rendered.error().message);
+    text = std::move(*rendered);
+  }
+  return text + request.assistant_prefix;
+}
+
 EngineBackend::EngineBackend(ModelBinding binding) : binding_(std::move(binding)) {}
 
 std::string EngineBackend::describe() const {
@@ -63,18 +74,12 @@ std::optional<std::string> EngineBackend::chat_unavailable() const {
 std::shared_ptr<PendingCompletion> EngineBackend::submit(CompletionRequest request,
                                                          std::function<void(CompletionResult)> on_done) {
   auto pending = std::make_shared<EnginePending>();
-  std::string text;
-  if (request.chat) {
-    auto rendered = binding_.model->render_chat(request.messages);
-    if (!rendered) {
-      on_done(failed(FailureKind::BackendError, "chat template: " + rendered.error().message));
-      return pending;
-    }
-    text = std::move(*rendered);
-  } else {
-    text = request.prompt;
+  auto prompt_text = request_prompt_text(*binding_.model, request);
+  if (!prompt_text) {
+    on_done(failed(FailureKind::BackendError, prompt_text.error()));
+    return pending;
   }
-  text += request.assistant_prefix;
+  const std::string& text = *prompt_text;
 
   engine::GenerateRequest g;
   const auto& cont = request.continue_from;

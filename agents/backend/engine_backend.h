@@ -4,10 +4,19 @@
 // completions. A request continuing an earlier Continuation reuses that prompt's exact tokens.
 #pragma once
 
+#include <expected>
+#include <string>
+
 #include "agents/agent_config.h"
 #include "agents/backend/backend.h"
 
 namespace agents::backend {
+
+// The prompt text `request` sends to `model`: its messages through the model's chat template (or
+// the plain prompt when chat is false), then the assistant prefix; the template's error otherwise.
+// What the engine tokenizes, and what `arena dataset` trains the default model on.
+std::expected<std::string, std::string> request_prompt_text(const engine::LoadedModel& model,
+                                                            const CompletionRequest& request);
 
 class EngineBackend final : public LlmBackend {
  public:

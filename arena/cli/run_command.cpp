@@ -144,7 +144,7 @@ int run(const RunFlags& f) {
 
   config::LoadOptions options;
   options.get_env = models::process_env;
-  options.default_model_path = models::default_model_path();
+  options.default_model_path = models::default_model_path(f.config);
   options.overrides.output_dir = f.resume ? f.resume : f.output;
   options.overrides.web_port = f.web_port;
   options.overrides.seed = f.seed;

@@ -22,7 +22,7 @@ namespace arena::cli {
 namespace {
 
 struct SynthFlags {
-  std::string arch, shape, dtype, tokenizer, output, name;
+  std::string arch, shape, dtype, tokenizer, corpus, output, name;
   int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0;
   float rope_base = 0, rms_eps = 0;
   uint64_t seed = 0;
@@ -98,6 +98,7 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   options.dtype = *synth::parse_dtype(f.dtype);
   options.seed = f.seed;
   options.tokenizer_path = f.tokenizer;
+  options.corpus_path = f.corpus;
   options.output_path = f.output;
   options.name = f.name;
   options.num_threads = f.threads;
@@ -166,6 +167,10 @@ void add_synth_command(CLI::App& root, Action& action) {
   cmd->add_option("--tokenizer", f.tokenizer,
                   "Copy every tokenizer.* key (and the vocabulary size) from this GGUF file")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--corpus", f.corpus,
+                  "Learn the built-in tokenizer's merges from this text file instead of the built-in corpus")
+      ->check(CLI::ExistingFile)
+      ->excludes("--tokenizer");
   cmd->add_option(
          "--dtype", f.dtype,
          "Weight type: f32, f16, bf16, q8_0 or q4_k. Norms and biases stay f32. q4_k: Q4_K weights with a "

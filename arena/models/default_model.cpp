@@ -1,29 +1,47 @@
 // Locating the default model (see default_model.h).
 #include "arena/models/default_model.h"
 
-#include <filesystem>
+#include <vector>
 
+#include "arena/build_info.h"
 #include "arena/models/model_registry.h"
 
 namespace arena::models {
 
-std::string default_model_path() {
+namespace {
+
+namespace fs = std::filesystem;
+
+// `start` and the folders above it (at most `levels` of them).
+std::vector<fs::path> this_and_above(fs::path start, int levels) {
+  std::vector<fs::path> out;
+  for (int up = 0; up <= levels && !start.empty(); ++up, start = start.parent_path()) {
+    out.push_back(start);
+    if (start == start.root_path()) break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string default_model_path(const fs::path& config_file) {
   if (auto env = process_env("ARENA_DEFAULT_MODEL")) return *env;
   std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!config_file.empty())
+    for (const auto& dir : this_and_above(fs::absolute(config_file, ec).parent_path(), 3))
+      candidates.push_back(dir / kDefaultModelFile);
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    // build/bin/arena: the checkout is two folders up; allow a little more for other layouts.
-    auto dir = exe.parent_path();
-    for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path()) {
-      const auto candidate = dir / kDefaultModelFile;
-      if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
-      if (dir == dir.root_path()) break;
-    }
-    // Not made yet: name the place scripts/quickstart.sh puts it (the checkout of build/bin/arena).
-    if (exe.parent_path().filename() == "bin")
-      return (exe.parent_path().parent_path().parent_path() / kDefaultModelFile).lexically_normal().string();
+    for (const auto& dir : this_and_above(exe.parent_path(), 3))
+      candidates.push_back(dir / kDefaultModelFile);
+    candidates.push_back(exe.parent_path().parent_path() / "share/arena" / kDefaultModelFile);
   }
-  return std::filesystem::absolute(kDefaultModelFile, ec).string();
+  const fs::path checkout_model = fs::path(build::source_dir) / kDefaultModelFile;
+  candidates.push_back(checkout_model);
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec)) return c.lexically_normal().string();
+  return checkout_model.lexically_normal().string();
 }
 
 }  // namespace arena::models

@@ -1,18 +1,21 @@
-// The project's default model: what a config's LLM agents use when it names no model file.
-// Until an embedded model ships this is the small random-weight model scripts/quickstart.sh
-// synthesizes at set-up (models/demo-qwen2-tiny-q8_0.gguf in the checkout).
+// The project's default model: what a config's LLM agents use when it names no model file. It is
+// models/arena-chess-janggi.gguf, trained by models/train/train.sh on chess and janggi prompts and
+// committed (models/README.md is its card).
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace arena::models {
 
-// The file name of the default model inside the checkout's models/ folder.
-inline constexpr const char* kDefaultModelFile = "models/demo-qwen2-tiny-q8_0.gguf";
+// The file name of the default model inside a checkout (and, under share/arena/, an install).
+inline constexpr const char* kDefaultModelFile = "models/arena-chess-janggi.gguf";
 
-// Where the default model is: $ARENA_DEFAULT_MODEL when set; else the first
-// models/demo-qwen2-tiny-q8_0.gguf found in the folders above the arena executable (the
-// checkout of build/bin/arena); else where quickstart.sh would make it for that executable.
-std::string default_model_path();
+// Where the default model is: $ARENA_DEFAULT_MODEL when set; else the first that exists of
+// models/arena-chess-janggi.gguf in `config_file`'s folder or a folder above it (a checkout's
+// configs/), in a folder above the arena executable (build/bin/arena in a checkout),
+// share/arena/models/ beside an installed bin/arena, and in the checkout the executable was built
+// from (a build folder outside the checkout); else the checkout's path, for the error message.
+std::string default_model_path(const std::filesystem::path& config_file = {});
 
 }  // namespace arena::models

@@ -16,10 +16,10 @@ namespace engine::synth {
 
 namespace {
 
-// Pre-token counts of the built-in corpus.
-std::map<std::string, int64_t> corpus_word_counts() {
+// Pre-token counts of a corpus.
+std::map<std::string, int64_t> corpus_word_counts(std::string_view corpus) {
   std::map<std::string, int64_t> counts;
-  for (auto piece : pretokenize(builtin_corpus())) ++counts[std::string(piece)];
+  for (auto piece : pretokenize(corpus)) ++counts[std::string(piece)];
   return counts;
 }
 
@@ -32,6 +32,10 @@ const std::string& chatml_template() {
 }
 
 std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens) {
+  return build_builtin_vocab(num_tokens, builtin_corpus());
+}
+
+std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::string_view corpus) {
   if (num_tokens < kMinBuiltinVocab)
     return std::unexpected(Error{fmt::format(
         "vocab {} is too small for the built-in tokenizer (256 byte tokens + 3 special tokens = {} at least)",
@@ -44,7 +48,8 @@ std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens) {
     v.token_types.push_back(static_cast<int32_t>(TokenType::Normal));
   }
 
-  const auto merges = learn_merges(corpus_word_counts(), static_cast<size_t>(num_tokens - kMinBuiltinVocab));
+  const auto merges =
+      learn_merges(corpus_word_counts(corpus), static_cast<size_t>(num_tokens - kMinBuiltinVocab));
   std::unordered_set<std::string> known(v.tokens.begin(), v.tokens.end());
   for (const auto& m : merges) {
     v.merges.push_back(m.left + " " + m.right);

@@ -47,7 +47,9 @@ const std::string& chatml_template();
 // The built-in vocabulary of exactly `num_tokens` tokens: bytes, then up to num_tokens - 259 merged
 // tokens learned from the built-in corpus, then <|endoftext|>, <|im_start|>, <|im_end|>, then
 // <|reserved_N|> tokens of type Unused (like Qwen's [PAD] tokens) once the corpus has no pair left
-// to merge. Deterministic.
+// to merge. `corpus` replaces the built-in corpus (a vocabulary made for one kind of text, such as
+// a trained model's prompts). Deterministic.
+std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::string_view corpus);
 std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens);
 
 // Writes tokenizer.ggml.model "gpt2", pre "qwen2", tokens, token_type, merges, special ids,

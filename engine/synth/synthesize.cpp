@@ -9,11 +9,14 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 #include <thread>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_writer.h"
+#include "engine/synth/builtin_corpus.h"
 #include "engine/synth/random_weights.h"
 #include "engine/synth/synth_vocab.h"
 #include "kernels/quant/quantize.h"
@@ -182,7 +185,14 @@ std::expected<SynthResult, Error> synthesize(const SynthOptions& options, const 
     shape.vocab = *num_tokens;
   } else {
     if (shape.vocab <= 0) return std::unexpected(Error{"give --vocab N or --tokenizer VOCAB.gguf"});
-    auto vocab = build_builtin_vocab(shape.vocab);
+    std::string corpus;
+    if (!options.corpus_path.empty()) {
+      std::ifstream in(options.corpus_path, std::ios::binary);
+      corpus.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (!in && !in.eof()) return std::unexpected(Error{"cannot read the corpus " + options.corpus_path});
+      if (corpus.empty()) return std::unexpected(Error{"the corpus " + options.corpus_path + " is empty"});
+    }
+    auto vocab = build_builtin_vocab(shape.vocab, corpus.empty() ? builtin_corpus() : corpus);
     if (!vocab) return std::unexpected(vocab.error());
     write_vocab(*vocab, writer);
   }

@@ -1,6 +1,6 @@
-// Every config shipped in configs/ loads without an error or warning (the default model and
-// two-models.yaml's ARENA_MODEL_B stand in with a shared test model), and its resolved form
-// loads back to the same hash.
+// Every config shipped in configs/ (and its eval/ folder) loads without an error or warning (the default
+// model and two-models.yaml's ARENA_MODEL_B stand in with a shared test model), and its resolved form loads
+// back to the same hash.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
@@ -16,10 +16,10 @@ TEST_CASE("every shipped config is valid", "[arena]") {
   REQUIRE(source);
   ARENA_REQUIRE_TESTDATA(model, "models/qwen2-bpe-tied-f32.gguf");
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(*source / "configs"))
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(*source / "configs"))
     if (entry.path().extension() == ".yaml") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  REQUIRE(files.size() >= 6);
+  REQUIRE(files.size() >= 9);
   for (const auto& file : files) {
     SECTION(file.filename().string()) {
       LoadOptions options;

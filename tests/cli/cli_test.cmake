@@ -114,6 +114,28 @@ expect_run(ARGS generate --model no-such-model.gguf --prompt hi CODE 1
 expect_run(ARGS eval --model no-such-model.gguf --cases no-such-cases.txt CODE 1 MATCH "^arena eval: error: ")
 expect_run(ARGS bench forward --model no-such-model.gguf CODE 1
            MATCH "^arena bench forward: error: no-such-model.gguf: cannot open")
+# arena dataset: training examples through the default model's agent (its prompts, the tiny
+# model's tokenizer); a label arena refuses ends that game; a broken line names file and line.
+set(dataset_config ${CMAKE_CURRENT_LIST_DIR}/../../configs/eval/model-vs-random.yaml)
+set(games ${CMAKE_CURRENT_BINARY_DIR}/dataset_games.jsonl)
+file(WRITE ${games} "{\"variant\": \"chess\", \"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"moves\": [\"e2e4\", \"e7e5\"], \"labels\": [\"d2d4\", \"e7e5\", \"g1f3\"]}
+{\"variant\": \"janggimodern\", \"fen\": \"\", \"moves\": [\"a4a5\"], \"labels\": [\"a4a5\", \"a1a9\"]}
+")
+set(dataset_args dataset --config ${dataset_config} --model ${serve_model})
+expect_run(ARGS ${dataset_args} --agent model ${games} -o ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl --text CODE 0
+           MATCH "2 games, 4 examples; 1 games cut short by a move arena refused.*the label a1a9 is not a legal move")
+file(READ ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl dataset_out)
+string(REGEX MATCHALL "\"answer\":\\[[0-9,]+\\]" answers "${dataset_out}")
+list(LENGTH answers num_answers)
+if(NOT num_answers EQUAL 4 OR NOT dataset_out MATCHES "\"move\":\"d4\".*\"move\":\"Nf3\".*\"move\":\"71졸61\".*Legal moves: ")
+  message(FATAL_ERROR "arena dataset wrote:\n${dataset_out}")
+endif()
+file(WRITE ${games}.bad "{\"variant\": \"chess\"}\n")
+expect_run(ARGS ${dataset_args} --agent model ${games}.bad -o ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl CODE 1
+           MATCH "dataset_games.jsonl.bad:1: not a game line")
+expect_run(ARGS ${dataset_args} --agent random ${games} -o ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl CODE 1
+           MATCH "has no LLM agent named 'random'")
+
 # arena bench forward on the tiny synthetic model: single-stream and 3 streams decoded in one
 # batch (F16 KV), every run reported; a bad stream count or KV dtype is a usage error.
 expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 5 --gen-tokens 3 --repeat 1 CODE 0

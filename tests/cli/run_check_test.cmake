@@ -30,7 +30,7 @@ function(expect_run)
 endfunction()
 
 # Every shipped config is valid.
-file(GLOB shipped ${SOURCE}/configs/*.yaml)
+file(GLOB_RECURSE shipped ${SOURCE}/configs/*.yaml)
 list(LENGTH shipped num_shipped)
 if(num_shipped LESS 6)
   message(FATAL_ERROR "expected at least 6 configs in ${SOURCE}/configs, found ${num_shipped}")

@@ -385,6 +385,20 @@ TEST_CASE("A real vocabulary file can be copied", "[engine]") {
   std::filesystem::remove(options.output_path);
 }
 
+TEST_CASE("A corpus replaces the built-in one: its frequent words become tokens", "[engine]") {
+  std::string corpus;
+  for (int i = 0; i < 50; ++i) corpus += "8 r.bqkb.r\n6 ........\nLegal moves: Nf3 Nc3 e4\n";
+  auto v = synth::build_builtin_vocab(300, corpus);
+  REQUIRE(v.has_value());
+  CHECK(static_cast<int64_t>(v->tokens.size()) == 300);
+  const std::set<std::string> tokens(v->tokens.begin(), v->tokens.end());
+  CHECK(tokens.count("........"));
+  CHECK(tokens.count("Legal"));
+  auto builtin = synth::build_builtin_vocab(300);
+  REQUIRE(builtin.has_value());
+  CHECK(builtin->merges != v->merges);
+}
+
 TEST_CASE("The built-in vocabulary is a consistent byte-level BPE vocabulary", "[engine]") {
   for (int64_t size : {259, 300, 1024, 4000}) {
     INFO(size);

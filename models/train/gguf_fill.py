@@ -1,0 +1,78 @@
+"""Writes trained weights into a GGUF file that `arena synth` laid out: the metadata (architecture,
+context, rope, norms, tokenizer, chat template) stays as arena wrote it, and each tensor's bytes
+are replaced by the trained values in the tensor's own type (F32 or F16)."""
+import shutil
+import struct
+
+import numpy as np
+
+GGUF_TYPES = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+TENSOR_DTYPES = {0: np.float32, 1: np.float16}
+
+
+class Reader:
+    def __init__(self, data):
+        self.data, self.pos = data, 0
+
+    def take(self, fmt):
+        v = struct.unpack_from("<" + fmt, self.data, self.pos)
+        self.pos += struct.calcsize("<" + fmt)
+        return v[0]
+
+    def string(self):
+        n = self.take("Q")
+        s = self.data[self.pos:self.pos + n].decode("utf-8")
+        self.pos += n
+        return s
+
+    def value(self, t):
+        if t == 8:
+            return self.string()
+        if t == 9:
+            inner, n = self.take("I"), self.take("Q")
+            return [self.value(inner) for _ in range(n)]
+        return self.take(GGUF_TYPES[t])
+
+
+def read_layout(path):
+    """The metadata and {tensor name: (dims, type, absolute offset)} of a GGUF file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    r = Reader(data)
+    if data[:4] != b"GGUF":
+        raise ValueError(f"{path} is not a GGUF file")
+    r.pos = 4
+    r.take("I")
+    n_tensors, n_kv = r.take("Q"), r.take("Q")
+    meta = {}
+    for _ in range(n_kv):
+        key = r.string()
+        meta[key] = r.value(r.take("I"))
+    infos = []
+    for _ in range(n_tensors):
+        name = r.string()
+        dims = [r.take("Q") for _ in range(r.take("I"))]
+        infos.append((name, dims, r.take("I"), r.take("Q")))
+    align = meta.get("general.alignment", 32)
+    start = (r.pos + align - 1) // align * align
+    return meta, {n: (d, t, start + o) for n, d, t, o in infos}
+
+
+def fill(template, output, tensors):
+    """Copies `template` to `output` with every tensor replaced by tensors[name] (numpy, shaped
+    [rows, row length] as torch stores a Linear's weight; GGUF's dims list the row length first)."""
+    _, layout = read_layout(template)
+    missing = set(layout) - set(tensors)
+    extra = set(tensors) - set(layout)
+    if missing or extra:
+        raise ValueError(f"tensor names differ: the file lacks {sorted(extra)}, training lacks {sorted(missing)}")
+    shutil.copyfile(template, output)
+    with open(output, "r+b") as f:
+        for name, (dims, ttype, offset) in layout.items():
+            if ttype not in TENSOR_DTYPES:
+                raise ValueError(f"{name}: tensor type {ttype} (make the template with --dtype f16)")
+            value = np.ascontiguousarray(tensors[name], dtype=TENSOR_DTYPES[ttype])
+            if list(value.shape[::-1]) != dims:
+                raise ValueError(f"{name}: trained shape {value.shape} but the file has dims {dims}")
+            f.seek(offset)
+            f.write(value.tobytes())

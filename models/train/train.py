@@ -1,0 +1,195 @@
+"""Trains the arena default model on `arena dataset` examples (the exact tokens of its agent's
+requests), the loss on the answer tokens (the move and the end of the turn), and writes the GGUF.
+
+Resumable: a checkpoint (model, optimizer, step, data order) is written every --save-every steps
+and read back at start. Deterministic for a seed on one machine (torch's CPU kernels may differ
+in the last bits between CPUs)."""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gguf_fill import fill, read_layout  # noqa: E402
+from model import Shape, Transformer  # noqa: E402
+
+
+def load_examples(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            out.append((d["variant"], np.array(d["prompt"] + d["answer"], dtype=np.int64), len(d["answer"])))
+    return out
+
+
+def batches(examples, tokens_per_batch, rng):
+    """Examples of similar length together (little padding), batches in random order."""
+    order = sorted(range(len(examples)), key=lambda i: (len(examples[i][1]), rng.random()))
+    out, cur, longest = [], [], 0
+    for i in order:
+        n = len(examples[i][1])
+        if cur and max(longest, n) * (len(cur) + 1) > tokens_per_batch:
+            out.append(cur)
+            cur, longest = [], 0
+        cur.append(i)
+        longest = max(longest, n)
+    if cur:
+        out.append(cur)
+    rng.shuffle(out)
+    return out
+
+
+def collate(examples, idx):
+    """ids [b, t] (right padded), targets [b, t] (-100 except where the answer is predicted)."""
+    t = max(len(examples[i][1]) for i in idx)
+    ids = torch.zeros((len(idx), t), dtype=torch.long)
+    targets = torch.full((len(idx), t), -100, dtype=torch.long)
+    for row, i in enumerate(idx):
+        seq, n_answer = examples[i][1], examples[i][2]
+        ids[row, :len(seq)] = torch.from_numpy(seq)
+        # logits at position p predict token p + 1: the answer's tokens are predicted from
+        # the position before each.
+        targets[row, len(seq) - n_answer - 1:len(seq) - 1] = torch.from_numpy(seq[len(seq) - n_answer:])
+    return ids, targets
+
+
+def loss_of(model, ids, targets):
+    logits = model(ids)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
+
+
+@torch.no_grad()
+def move_accuracy(model, examples, limit=400):
+    """Share of examples whose answer the model predicts exactly, greedily, token by token (the
+    answer tokens given: teacher forcing gives the same verdict for an exact match)."""
+    model.eval()
+    right = {}
+    total = {}
+    for start in range(0, min(limit, len(examples)), 32):
+        idx = list(range(start, min(start + 32, limit, len(examples))))
+        ids, targets = collate(examples, idx)
+        pred = model(ids).argmax(-1)
+        ok = ((pred == targets) | (targets == -100)).all(dim=1)
+        for row, i in enumerate(idx):
+            fam = "chess" if examples[i][0] == "chess" else "janggi"
+            total[fam] = total.get(fam, 0) + 1
+            right[fam] = right.get(fam, 0) + int(ok[row])
+    model.train()
+    return {k: right[k] / total[k] for k in total}
+
+
+def export(model, template, output):
+    sd = {k: v.detach().float().numpy() for k, v in model.state_dict().items()}
+    names = {"tok_embd.weight": "token_embd.weight", "norm.weight": "output_norm.weight"}
+    per_block = {"attn_norm.weight": "attn_norm.weight", "wq.weight": "attn_q.weight",
+                 "wk.weight": "attn_k.weight", "wv.weight": "attn_v.weight", "wo.weight": "attn_output.weight",
+                 "ffn_norm.weight": "ffn_norm.weight", "w_gate.weight": "ffn_gate.weight",
+                 "w_up.weight": "ffn_up.weight", "w_down.weight": "ffn_down.weight"}
+    tensors = {}
+    for k, v in sd.items():
+        if k in names:
+            tensors[names[k]] = v
+        else:
+            _, layer, rest = k.split(".", 2)
+            tensors[f"blk.{layer}.{per_block[rest]}"] = v
+    fill(template, output, tensors)
+
+
+def shape_of(template):
+    meta, _ = read_layout(template)
+    a = meta["general.architecture"]
+    return Shape(vocab=len(meta["tokenizer.ggml.tokens"]), embd=meta[f"{a}.embedding_length"],
+                 layers=meta[f"{a}.block_count"], heads=meta[f"{a}.attention.head_count"],
+                 kv_heads=meta[f"{a}.attention.head_count_kv"], ffn=meta[f"{a}.feed_forward_length"],
+                 context=meta[f"{a}.context_length"], rope_base=meta[f"{a}.rope.freq_base"],
+                 rms_eps=meta[f"{a}.attention.layer_norm_rms_epsilon"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--train", required=True, help="examples (arena dataset output)")
+    ap.add_argument("--held-out", required=True, help="examples never trained on")
+    ap.add_argument("--template", required=True, help="the GGUF arena synth laid out (shape, tokenizer)")
+    ap.add_argument("--output", required=True, help="the trained GGUF")
+    ap.add_argument("--checkpoint", required=True)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--tokens-per-batch", type=int, default=8192)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--save-every", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+
+    shape = shape_of(args.template)
+    model = Transformer(shape)
+    print(f"model: {model.num_params() / 1e6:.2f}M parameters, {shape}", flush=True)
+    train = load_examples(args.train)
+    held = load_examples(args.held_out)
+    print(f"data: {len(train)} training examples, {len(held)} held out", flush=True)
+    decay = [p for n, p in model.named_parameters() if p.dim() == 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
+                            lr=args.lr, betas=(0.9, 0.95))
+    step, epoch = 0, 0
+    if os.path.exists(args.checkpoint):
+        ck = torch.load(args.checkpoint)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        step, epoch = ck["step"], ck["epoch"]
+        torch.set_rng_state(ck["torch_rng"])
+        print(f"resumed at step {step}", flush=True)
+
+    def lr_at(s):
+        if s < args.warmup:
+            return args.lr * (s + 1) / args.warmup
+        p = (s - args.warmup) / max(1, args.steps - args.warmup)
+        return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
+
+    plan = batches(train, args.tokens_per_batch, random.Random(f"{args.seed}-{epoch}"))
+    per_epoch = len(plan)
+    started, tokens_done, smooth = time.time(), 0, None
+    while step < args.steps:
+        e, i = divmod(step, per_epoch)
+        if e != epoch:
+            epoch = e
+            plan = batches(train, args.tokens_per_batch, random.Random(f"{args.seed}-{epoch}"))
+        ids, targets = collate(train, plan[i % len(plan)])
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        loss = loss_of(model, ids, targets)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        tokens_done += ids.numel()
+        smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
+        if step % 20 == 0:
+            rate = tokens_done / (time.time() - started)
+            eta = (args.steps - step) * ids.numel() / rate
+            print(f"step {step}/{args.steps} epoch {epoch} loss {smooth:.3f} lr {lr_at(step):.2e} "
+                  f"{rate:.0f} tokens/s ETA {eta / 60:.1f} min", flush=True)
+        if step % args.save_every == 0 or step == args.steps:
+            acc = move_accuracy(model, held)
+            print(f"step {step}: held-out exact-move agreement "
+                  + ", ".join(f"{k} {v:.1%}" for k, v in sorted(acc.items())), flush=True)
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "epoch": epoch,
+                        "torch_rng": torch.get_rng_state()}, args.checkpoint + ".tmp")
+            os.replace(args.checkpoint + ".tmp", args.checkpoint)
+            export(model, args.template, args.output)
+    print(f"wrote {args.output}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

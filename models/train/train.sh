@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Reproduces models/arena-chess-janggi.gguf: games and labels from Stockfish / Fairy-Stockfish,
+# a tokenizer learned from the agent's prompts, prompts rendered by arena itself (`arena dataset`:
+# the exact tokens the model's agent sends), training, export. Every step resumes where a killed
+# run stopped (delete models/train/work to start over). About 100 minutes on 2 cores.
+#   models/train/train.sh [--seed N] [--steps N]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+seed=1
+steps=1800
+while (($#)); do
+  case $1 in
+    --seed) seed=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    *) echo "usage: $0 [--seed N] [--steps N]" >&2; exit 2 ;;
+  esac
+done
+work="$here/work"
+py=/usr/bin/python3
+arena="$root/build/bin/arena"
+config="$root/configs/eval/model-vs-random.yaml"
+mkdir -p "$work"
+
+bash "$here/setup.sh"
+bash "$root/scripts/build.sh" "$root/build"
+
+echo "== 1. games (positions labelled by a 4000-node search)"
+$py "$here/datagen.py" --out "$work/games" --workers 2 --games-per-worker 800 --seed "$seed"
+$py "$here/datagen.py" --out "$work/held-games" --workers 2 --games-per-worker 40 --seed "$((seed + 1000))"
+
+echo "== 2. tokenizer: byte-level BPE learned from the agent's prompts"
+if [[ ! -f "$work/template.gguf" ]]; then
+  "$arena" synth --arch llama --shape tiny --dtype f32 --seed 1 -o "$work/builtin-vocab.gguf" > /dev/null
+  cat "$work"/games/games-0.jsonl | head -100 > "$work/corpus-games.jsonl"
+  cat "$work"/games/games-1.jsonl | head -100 >> "$work/corpus-games.jsonl"
+  "$arena" dataset --config "$config" --agent model --model "$work/builtin-vocab.gguf" --text \
+    "$work/corpus-games.jsonl" -o "$work/corpus.jsonl"
+  $py -c 'import json, sys
+with open(sys.argv[2], "w") as out:
+    for line in open(sys.argv[1]):
+        d = json.loads(line)
+        out.write((d["text"] + d["move"]).replace("<|im_start|>", "").replace("<|im_end|>", "") + "\n")
+' "$work/corpus.jsonl" "$work/corpus.txt"
+  "$arena" synth --arch llama --layers 4 --embd 192 --heads 6 --kv-heads 2 --ffn 512 --vocab 1024 \
+    --context 512 --tied --corpus "$work/corpus.txt" --dtype f16 --seed 1 --name arena-chess-janggi \
+    -o "$work/template.gguf.part"
+  mv "$work/template.gguf.part" "$work/template.gguf"
+fi
+
+echo "== 3. examples in the agent's tokens"
+for set in games held-games; do
+  if [[ ! -f "$work/$set.examples.jsonl" ]]; then
+    "$arena" dataset --config "$config" --agent model --model "$work/template.gguf" \
+      "$work/$set"/games-*.jsonl -o "$work/$set.examples.jsonl.part"
+    mv "$work/$set.examples.jsonl.part" "$work/$set.examples.jsonl"
+  fi
+done
+
+echo "== 4. training"
+$py "$here/train.py" --train "$work/games.examples.jsonl" --held-out "$work/held-games.examples.jsonl" \
+  --template "$work/template.gguf" --output "$work/model.gguf" --checkpoint "$work/checkpoint.pt" \
+  --steps "$steps" --seed "$seed"
+cp "$work/model.gguf" "$root/models/arena-chess-janggi.gguf"
+echo "wrote models/arena-chess-janggi.gguf"
