@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format ccache
   libboost-dev libboost-system-dev libboost-filesystem-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-  catch2 nlohmann-json3-dev libcli11-dev libbenchmark-dev
+  catch2 nlohmann-json3-dev libcli11-dev
   stockfish fairy-stockfish pgn-extract
   python3-prometheus-client chromium fonts-wqy-microhei
 )

@@ -63,7 +63,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 start=$(date +%s)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1" \
   -DCMAKE_CXX_COMPILER=clang++-19 -DARENA_FUZZ=ON -DARENA_CUDA=OFF -DARENA_BUILD_TESTS=OFF \
-  -DARENA_BUILD_BENCH=OFF -DARENA_WERROR=OFF "${launcher[@]}" >/dev/null
+  -DARENA_WERROR=OFF "${launcher[@]}" >/dev/null
 ninja -C "$build" -j "${ARENA_FUZZ_JOBS:-$(nproc)}" "${targets[@]}"
 echo "fuzz.sh: build took $(($(date +%s) - start)) s" >&2
 

@@ -80,14 +80,17 @@ struct Counts {
   int64_t games = 0, positions = 0, refused = 0, too_long = 0;
   std::vector<std::string> first_refusals;  // what the first few refused moves were
   void refuse(const games::Game& game, std::string_view what) {
-    if (++refused <= 5) first_refusals.push_back(fmt::format("{} ply {} ({}): {}", game.variant(), game.ply(), game.fen(), what));
+    if (++refused <= 5)
+      first_refusals.push_back(
+          fmt::format("{} ply {} ({}): {}", game.variant(), game.ply(), game.fen(), what));
   }
 };
 
 // The examples of one game, written to `out`; why not when the game cannot be set up at all.
-std::expected<void, std::string> write_game(const nlohmann::json& game_line, agents::Agent& agent, RecordingBackend& backend,
-                const agents::LlmAgentConfig& llm, const engine::LoadedModel& model, bool with_text,
-                std::ostream& out, Counts& counts) {
+std::expected<void, std::string> write_game(const nlohmann::json& game_line, agents::Agent& agent,
+                                            RecordingBackend& backend, const agents::LlmAgentConfig& llm,
+                                            const engine::LoadedModel& model, bool with_text,
+                                            std::ostream& out, Counts& counts) {
   const std::string variant = game_line.at("variant").get<std::string>();
   const std::string fen = game_line.at("fen").get<std::string>();
   const auto moves = game_line.at("moves").get<std::vector<std::string>>();
@@ -111,11 +114,13 @@ std::expected<void, std::string> write_game(const nlohmann::json& game_line, age
       counts.refuse(**game, "the label " + labels[ply] + " is not a legal move");
       break;
     }
-    backend.answer = agents::llm::legal_moves_in(**game, notation)[static_cast<size_t>(label - legal.begin())];
+    backend.answer =
+        agents::llm::legal_moves_in(**game, notation)[static_cast<size_t>(label - legal.begin())];
     request.game = (*game)->clone();
     const agents::MoveResult result = agent.start_move(request)->wait();
     if (!result.ok()) {
-      counts.refuse(**game, "the agent did not take the label: " + (result.failure ? result.failure->message : ""));
+      counts.refuse(**game,
+                    "the agent did not take the label: " + (result.failure ? result.failure->message : ""));
       break;
     }
     auto answer = model.tokenizer().encode(backend.answer, /*add_special=*/false, /*parse_special=*/false);
@@ -191,8 +196,10 @@ int run_dataset(const DatasetFlags& f) {
   }
   out.flush();
   if (!out) return fail("writing " + f.output + " failed");
-  fmt::print(stderr, "arena dataset: {} games, {} examples; {} games cut short by a move arena refused, {} "
-             "positions longer than the context\n", counts.games, counts.positions, counts.refused, counts.too_long);
+  fmt::print(stderr,
+             "arena dataset: {} games, {} examples; {} games cut short by a move arena refused, {} "
+             "positions longer than the context\n",
+             counts.games, counts.positions, counts.refused, counts.too_long);
   for (const auto& r : counts.first_refusals) fmt::print(stderr, "  refused: {}\n", r);
   return 0;
 }

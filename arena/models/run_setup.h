@@ -11,6 +11,7 @@
 
 #include "agents/agent_config.h"
 #include "arena/config/config.h"
+#include "arena/models/engine_source.h"
 #include "arena/models/model_registry.h"
 #include "arena/tournament/runner.h"
 
@@ -20,7 +21,7 @@ struct RunSetup {
   std::unique_ptr<ModelRegistry> registry;
   agents::AgentEnvironment env;  // the registry's; participants' make() refer to it
   std::vector<tournament::Participant> participants;
-  std::vector<tournament::EngineSource> engines;
+  std::vector<models::EngineSource> engines;
 };
 
 // The models the participating LLM agents run on (only these are opened).

@@ -436,7 +436,7 @@ struct BoardServer::Impl {
   // Declaration order is destruction order reversed: the io_context (and every session in its
   // handlers) goes before the hub and router they point to.
   ServerOptions options;
-  std::vector<tournament::EngineSource> engines;
+  std::vector<models::EngineSource> engines;
   std::unique_ptr<Hub> hub;
   std::unique_ptr<Router> router;
   ServerState state;
@@ -448,7 +448,7 @@ struct BoardServer::Impl {
   std::shared_ptr<Listener> listener;
   std::thread thread;
 
-  explicit Impl(std::vector<tournament::EngineSource> e) : engines(e), sampler(std::move(e)) {}
+  explicit Impl(std::vector<models::EngineSource> e) : engines(e), sampler(std::move(e)) {}
 
   void schedule_sample() {
     if (options.metrics_interval.count() <= 0 || engines.empty()) return;
@@ -465,8 +465,8 @@ struct BoardServer::Impl {
 };
 
 std::expected<std::unique_ptr<BoardServer>, std::string> BoardServer::start(
-    const config::WebConfig& web, std::filesystem::path assets_dir,
-    std::vector<tournament::EngineSource> engines, ServerOptions options) {
+    const config::WebConfig& web, std::filesystem::path assets_dir, std::vector<models::EngineSource> engines,
+    ServerOptions options) {
   auto impl = std::make_unique<Impl>(engines);
   Impl& s = *impl;
   s.options = std::move(options);

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "arena/config/config.h"
+#include "arena/models/engine_source.h"
 #include "arena/server/hub.h"
 #include "arena/server/router.h"
 #include "arena/tournament/observer.h"
-#include "arena/tournament/runner.h"
 
 namespace arena::server {
 
@@ -52,7 +52,7 @@ class BoardServer {
   // server do not call start) and starts the io thread. An error when the address cannot be bound.
   static std::expected<std::unique_ptr<BoardServer>, std::string> start(
       const config::WebConfig& web, std::filesystem::path assets_dir,
-      std::vector<tournament::EngineSource> engines, ServerOptions options = {});
+      std::vector<models::EngineSource> engines, ServerOptions options = {});
   // Stops the io thread and closes every connection.
   ~BoardServer();
   BoardServer(const BoardServer&) = delete;

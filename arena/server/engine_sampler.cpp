@@ -17,7 +17,7 @@ engine::Histogram delta(const engine::Histogram& cur, const engine::Histogram* p
 
 }  // namespace
 
-EngineSampler::EngineSampler(std::vector<tournament::EngineSource> engines) : engines_(std::move(engines)) {}
+EngineSampler::EngineSampler(std::vector<models::EngineSource> engines) : engines_(std::move(engines)) {}
 
 nlohmann::json EngineSampler::make_sample(const std::string& model, const engine::MetricsSnapshot& cur,
                                           const engine::MetricsSnapshot* prev, double dt, double now) {
@@ -49,7 +49,7 @@ nlohmann::json EngineSampler::make_sample(const std::string& model, const engine
 
 std::vector<nlohmann::json> EngineSampler::sample(double now) {
   std::vector<nlohmann::json> out;
-  for (const tournament::EngineSource& source : engines_) {
+  for (const models::EngineSource& source : engines_) {
     if (!source.engine) continue;
     const engine::MetricsSnapshot cur = source.engine->metrics();
     auto it = previous_.find(source.model);

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "arena/tournament/runner.h"
+#include "arena/models/engine_source.h"
 #include "engine/api.h"
 
 namespace arena::server {
 
 class EngineSampler {
  public:
-  explicit EngineSampler(std::vector<tournament::EngineSource> engines);
+  explicit EngineSampler(std::vector<models::EngineSource> engines);
 
   // One `metrics` event per engine at Unix time `now` (source "server").
   std::vector<nlohmann::json> sample(double now);
@@ -28,7 +28,7 @@ class EngineSampler {
     engine::MetricsSnapshot snapshot;
     double time = 0;
   };
-  std::vector<tournament::EngineSource> engines_;
+  std::vector<models::EngineSource> engines_;
   std::map<std::string, Previous> previous_;
 };
 

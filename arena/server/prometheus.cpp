@@ -18,7 +18,7 @@ std::string number(double v) {
 
 class Writer {
  public:
-  explicit Writer(std::span<const tournament::EngineSource> engines) {
+  explicit Writer(std::span<const models::EngineSource> engines) {
     for (const auto& e : engines)
       if (e.engine) snaps_.push_back({e.model, e.engine->metrics()});
   }
@@ -78,7 +78,7 @@ std::string prometheus_label(std::string_view value) {
   return out;
 }
 
-std::string render_prometheus(std::span<const tournament::EngineSource> engines, const TournamentStats& stats,
+std::string render_prometheus(std::span<const models::EngineSource> engines, const TournamentStats& stats,
                               const nlohmann::json& standings) {
   using M = engine::MetricsSnapshot;
   Writer w(engines);

@@ -7,14 +7,14 @@
 #include <span>
 #include <string>
 
+#include "arena/models/engine_source.h"
 #include "arena/server/hub.h"
-#include "arena/tournament/runner.h"
 
 namespace arena::server {
 
 // The exposition text for `engines` (their current metrics), the tournament's `stats` and its
 // `standings` rows (docs/events.md).
-std::string render_prometheus(std::span<const tournament::EngineSource> engines, const TournamentStats& stats,
+std::string render_prometheus(std::span<const models::EngineSource> engines, const TournamentStats& stats,
                               const nlohmann::json& standings);
 
 // A label value escaped for the text format (backslash, double quote, newline).

@@ -9,7 +9,7 @@ namespace arena::server {
 
 using nlohmann::json;
 
-Router::Router(Hub& hub, StaticFiles assets, std::vector<tournament::EngineSource> engines,
+Router::Router(Hub& hub, StaticFiles assets, std::vector<models::EngineSource> engines,
                std::shared_ptr<ApiHandler> api)
     : hub_(hub), assets_(std::move(assets)), engines_(std::move(engines)), api_(std::move(api)) {}
 

@@ -6,10 +6,10 @@
 #include <memory>
 #include <vector>
 
+#include "arena/models/engine_source.h"
 #include "arena/server/http_types.h"
 #include "arena/server/hub.h"
 #include "arena/server/static_files.h"
-#include "arena/tournament/runner.h"
 
 namespace arena::server {
 
@@ -23,7 +23,7 @@ class ApiHandler {
 
 class Router {
  public:
-  Router(Hub& hub, StaticFiles assets, std::vector<tournament::EngineSource> engines,
+  Router(Hub& hub, StaticFiles assets, std::vector<models::EngineSource> engines,
          std::shared_ptr<ApiHandler> api);
 
   // The response to `request`.
@@ -35,7 +35,7 @@ class Router {
 
   Hub& hub_;
   StaticFiles assets_;
-  std::vector<tournament::EngineSource> engines_;
+  std::vector<models::EngineSource> engines_;
   std::shared_ptr<ApiHandler> api_;
 };
 

@@ -18,6 +18,7 @@
 #include "agents/agent.h"
 #include "agents/agent_config.h"
 #include "arena/config/config.h"
+#include "arena/models/engine_source.h"
 #include "arena/tournament/observer.h"
 #include "engine/api.h"
 
@@ -32,10 +33,7 @@ struct Participant {
 };
 
 // An engine whose metrics the runner samples (per tick into metrics.csv, and to observers).
-struct EngineSource {
-  std::string model;
-  engine::Engine* engine = nullptr;
-};
+using models::EngineSource;
 
 struct RunOptions {
   std::filesystem::path output_dir;

@@ -2,6 +2,8 @@
 // the ChatML template it was trained with; its tokenizer gives back exactly the prompts its agent
 // sends in both games; and through the engine its constrained agent plays only legal moves, in a
 // chess and a janggi game against random moves.
+#include "arena/models/default_model.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -10,7 +12,6 @@
 #include "agents/agent_config.h"
 #include "agents/backend/engine_backend.h"
 #include "agents/llm/llm_agent.h"
-#include "arena/models/default_model.h"
 #include "engine/api.h"
 #include "games/game.h"
 #include "tests/arena/config_test_paths.h"
