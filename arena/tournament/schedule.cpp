@@ -116,10 +116,8 @@ std::vector<Opening> janggi_setup_openings(const std::string& variant) {
 std::expected<std::vector<Opening>, std::string> load_openings(const config::OpeningsConfig& config,
                                                                const std::string& variant) {
   const bool janggi = variant.starts_with("janggi");
-  if (config.file.empty()) {
-    if (janggi && config.janggi_setups) return janggi_setup_openings(variant);
-    return std::vector<Opening>{};
-  }
+  if (janggi && config.janggi_setups) return janggi_setup_openings(variant);
+  if (config.file.empty()) return std::vector<Opening>{};
   std::ifstream in(config.file, std::ios::binary);
   if (!in) return std::unexpected(fmt::format("cannot read the openings file '{}'", config.file));
   std::stringstream buffer;
@@ -128,7 +126,7 @@ std::expected<std::vector<Opening>, std::string> load_openings(const config::Ope
   const auto first = text.find_first_not_of(" \t\r\n");
   const bool is_pgn = config.file.ends_with(".pgn") || (first != std::string::npos && text[first] == '[');
   if (is_pgn) {
-    if (janggi) return std::unexpected(fmt::format("{}: PGN openings are read for chess only", config.file));
+    if (janggi) return std::vector<Opening>{};  // chess openings: janggi games start from the start position
     auto out = pgn_openings(text, config.file, config.plies);
     if (out && out->empty()) return std::unexpected(fmt::format("{}: no games in the file", config.file));
     return out;

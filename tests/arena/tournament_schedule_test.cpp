@@ -190,6 +190,16 @@ TEST_CASE("openings from EPD and PGN files, in order or shuffled by the seed", "
   CHECK((*book)[0].label == "1. e4 e5 2. Nf3");
   CHECK((*book)[0].fen == "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
   CHECK((*book)[1].label == "1. d4 d5");
+  // A tournament of both games: the PGN's chess openings are not for janggi, whose games start
+  // from the start position, or from the 16 setups when asked.
+  auto janggi = load_openings(o, "janggi");
+  REQUIRE(janggi.has_value());
+  CHECK(janggi->empty());
+  o.janggi_setups = true;
+  janggi = load_openings(o, "janggimodern");
+  REQUIRE(janggi.has_value());
+  CHECK(janggi->size() == 16);
+  CHECK(load_openings(o, "chess")->size() == 2);
   fs::remove(epd);
   fs::remove(bad);
   fs::remove(pgn);
