@@ -200,6 +200,7 @@ int run(const RunFlags& f) {
   run_options.config_hash = hash;
   run_options.quiet = f.quiet;
   run_options.stop = &g_stop;
+  run_options.get_env = models::process_env;
   // The board server: web.port != 0 starts it (bound to web.bind); its hub observes the tournament.
   // Declared after the models, so it stops before the engines it samples go away.
   std::unique_ptr<server::BoardServer> board;

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <utility>
 
 #include "games/game.h"
@@ -25,12 +24,10 @@ int32_t mate_score_cp(int32_t mate) {
   return -30000 - mate;  // mated in |mate| (mate 0: mated now)
 }
 
-Referee::Referee(agents::AgentConfig config, int32_t workers, std::function<void()> notify)
+Referee::Referee(agents::AgentConfig config, int32_t workers, std::function<void()> notify,
+                 std::function<std::optional<std::string>(const std::string&)> get_env)
     : config_(std::move(config)), notify_(std::move(notify)) {
-  env_.get_env = [](const std::string& name) -> std::optional<std::string> {
-    if (const char* v = std::getenv(name.c_str())) return std::string(v);
-    return std::nullopt;
-  };
+  env_.get_env = std::move(get_env);
   const auto& uci = std::get<agents::UciAgentConfig>(config_.params);
   // movetime bounds the search itself; depth and nodes are given a generous cap.
   search_budget_ = uci.movetime ? *uci.movetime + 60ms : kSearchCap;
@@ -40,12 +37,12 @@ Referee::Referee(agents::AgentConfig config, int32_t workers, std::function<void
   in_flight_.resize(size_t(std::clamp(workers, 1, 16)));
 }
 
-std::expected<std::unique_ptr<Referee>, std::string> Referee::start(const agents::AgentConfig& config,
-                                                                    int32_t workers,
-                                                                    std::function<void()> notify) {
+std::expected<std::unique_ptr<Referee>, std::string> Referee::start(
+    const agents::AgentConfig& config, int32_t workers, std::function<void()> notify,
+    std::function<std::optional<std::string>(const std::string&)> get_env) {
   if (!std::holds_alternative<agents::UciAgentConfig>(config.params))
     return std::unexpected(fmt::format("referee '{}' is not a uci agent", config.name));
-  std::unique_ptr<Referee> referee(new Referee(config, workers, std::move(notify)));
+  std::unique_ptr<Referee> referee(new Referee(config, workers, std::move(notify), std::move(get_env)));
   auto first = agents::make_agent(referee->config_, referee->env_);
   if (!first) return std::unexpected(first.error().message);
   for (const auto& v : games::game_variants())

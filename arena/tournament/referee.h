@@ -57,9 +57,10 @@ class Referee {
   // Makes the first engine now (the caller's thread; an error when it cannot start) and up to
   // `workers` - 1 more lazily on their own threads. `notify` is called (any thread, quickly)
   // whenever a score is ready.
-  static std::expected<std::unique_ptr<Referee>, std::string> start(const agents::AgentConfig& config,
-                                                                    int32_t workers,
-                                                                    std::function<void()> notify);
+  // `get_env` reads the environment for the engine (PATH); null = none is set.
+  static std::expected<std::unique_ptr<Referee>, std::string> start(
+      const agents::AgentConfig& config, int32_t workers, std::function<void()> notify,
+      std::function<std::optional<std::string>(const std::string&)> get_env = nullptr);
   ~Referee();
   Referee(const Referee&) = delete;
   Referee& operator=(const Referee&) = delete;
@@ -77,7 +78,8 @@ class Referee {
   std::string dead_reason() const;
 
  private:
-  Referee(agents::AgentConfig config, int32_t workers, std::function<void()> notify);
+  Referee(agents::AgentConfig config, int32_t workers, std::function<void()> notify,
+          std::function<std::optional<std::string>(const std::string&)> get_env);
   // Worker thread `index`: takes jobs until the referee closes.
   void work(size_t index, std::unique_ptr<agents::Agent> agent);
   // Worker thread `index`: one job on `agent` (reset when it hung past its own timeouts).

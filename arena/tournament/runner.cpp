@@ -38,8 +38,9 @@ std::expected<void, std::string> Runner::set_up() {
     // One engine per game in flight (at most 4): scoring a position at a low depth takes
     // milliseconds, so a few engines keep up with every game; each is a separate process.
     const std::shared_ptr<Notifier> notifier = notifier_;
-    auto referee = Referee::start(*adj.referee_agent, std::clamp(config_.concurrency, 1, 4),
-                                  [notifier] { notifier->notify(); });
+    auto referee = Referee::start(
+        *adj.referee_agent, std::clamp(config_.concurrency, 1, 4), [notifier] { notifier->notify(); },
+        options_.get_env);
     if (referee)
       referee_ = std::move(*referee);
     else

@@ -45,6 +45,9 @@ struct RunOptions {
   std::string arena_version;                // written in tournament_start ("" = the build's)
   // Wall-clock source of event timestamps (Unix seconds); null = the system clock. Tests fix it.
   std::function<double()> now;
+  // Environment variables for the agents the runner makes itself (the referee: PATH, to find its
+  // engine); null = none is set. The library never reads the environment itself.
+  std::function<std::optional<std::string>(const std::string& name)> get_env;
 };
 
 struct RunSummary {
