@@ -4,7 +4,10 @@
 // chess and a janggi game against random moves.
 #include "arena/models/default_model.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -152,4 +155,28 @@ TEST_CASE("the default model's constrained agent plays only legal moves in chess
     }
     CHECK(model_moves >= 10);
   }
+}
+
+TEST_CASE("the default model is found beside the config, else in the checkout arena was built from",
+          "[arena]") {
+  ::unsetenv("ARENA_DEFAULT_MODEL");
+  const fs::path dir = fs::temp_directory_path() / ("arena_default_model_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "configs/eval");
+  fs::create_directories(dir / "models");
+  std::ofstream(dir / arena::models::kDefaultModelFile) << "GGUF";
+  // A config in the folder's configs/ or one below it: the models/ folder above it.
+  CHECK(arena::models::default_model_path(dir / "configs/eval/x.yaml") ==
+        (dir / arena::models::kDefaultModelFile).string());
+  CHECK(arena::models::default_model_path(dir / "configs/x.yaml") ==
+        (dir / arena::models::kDefaultModelFile).string());
+  // A config elsewhere: the checkout's own file (this test's build belongs to the checkout).
+  const auto source = arena::test::source_dir();
+  REQUIRE(source);
+  CHECK(fs::equivalent(arena::models::default_model_path("/nonexistent/config.yaml"),
+                       *source / arena::models::kDefaultModelFile));
+  ::setenv("ARENA_DEFAULT_MODEL", "/some/model.gguf", 1);
+  CHECK(arena::models::default_model_path(dir / "configs/x.yaml") == "/some/model.gguf");
+  ::unsetenv("ARENA_DEFAULT_MODEL");
+  fs::remove_all(dir);
 }
