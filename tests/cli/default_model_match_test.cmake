@@ -1,5 +1,5 @@
 # [slow] The shipped default model beats random moves in a short chess match (default_model_chess.yaml:
-# 4 games, Fairy-Stockfish referees the resign rule): its score must be above 50% with no illegal
+# 8 games, Fairy-Stockfish referees the resign rule): its score must be above 50% with no illegal
 # answer. The real figures (40 games per game; janggi too) are in models/README.md.
 #   cmake -DARENA=<arena> -DSOURCE=<source dir> -DWORK=<scratch dir> -P default_model_match_test.cmake
 file(REMOVE_RECURSE ${WORK})
