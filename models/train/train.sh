@@ -2,7 +2,8 @@
 # Reproduces models/arena-chess-janggi.gguf: games and labels from Stockfish / Fairy-Stockfish,
 # a tokenizer learned from the agent's prompts, prompts rendered by arena itself (`arena dataset`:
 # the exact tokens the model's agent sends), training, export. Every step resumes where a killed
-# run stopped (delete models/train/work to start over). About 100 minutes on 2 cores.
+# run stopped (delete models/train/work to start over). About 110 minutes on 2 cores (games 11,
+# training 97); models/train/eval.sh then measures the model card's figures.
 #   models/train/train.sh [--seed N] [--steps N]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
