@@ -39,7 +39,7 @@ foreach(config IN LISTS shipped)
   expect_run(ARGS run --check ${config} CODE 0 MATCH "ok: [0-9]+ agents \\([0-9]+ playing\\).*hash [0-9a-f]+\n$")
 endforeach()
 expect_run(ARGS run --check ${SOURCE}/configs/quickstart.yaml CODE 0
-           MATCH "ok: 5 agents \\(5 playing\\), 1 model, games: chess, janggi, format round_robin, 2 games per pairing")
+           MATCH "ok: 6 agents \\(5 playing\\), 1 model, games: chess, janggi, format round_robin, 2 games per pairing")
 
 # Broken configs: exit 2, every error with file:line:col, the count at the end.
 set(bad ${SOURCE}/tests/data/configs)
