@@ -112,8 +112,7 @@ def play_game(rng, engines, game_index, args):
         random_prob, nodes = sides[ply % 2]
         if rng.random() < random_prob:
             move = rng.choice(legal)
-        else:
-            eng.position(fen, moves)
+        else:  # the engine still holds this position
             move = eng.best(nodes) or rng.choice(legal)
         moves.append(move)
     return {"variant": variant, "fen": fen, "moves": moves[:len(labels)], "labels": labels}

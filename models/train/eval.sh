@@ -12,7 +12,9 @@ bash "$root/scripts/build.sh" "$root/build"
 for config in model-vs-random model-vs-engines model-free; do
   [[ -f "$out/$config/standings.json" ]] && continue
   echo "== $config"
-  /usr/bin/time -f "$config: %e s" "$arena" run "$root/configs/eval/$config.yaml" --output "$out/$config" --quiet
+  start=$SECONDS
+  "$arena" run "$root/configs/eval/$config.yaml" --output "$out/$config" --quiet
+  echo "$config: $((SECONDS - start)) s"
 done
 /usr/bin/python3 "$here/report.py" --agent model "$out/model-vs-random" "$out/model-vs-engines"
 /usr/bin/python3 "$here/report.py" --agent model-free "$out/model-free"
