@@ -185,7 +185,8 @@ TEST_CASE("uci agent plays chess with Stockfish", "[agents][uci]") {
   CHECK_FALSE(engine->supports("janggi"));
   agents::RandomAgent random("random", {}, 3);
   const auto match = agents::test::play_match(*engine, random, "chess", 12);
-  CHECK(match.plies == 12);
+  // Skill Level picks among its best moves at random, so it sometimes mates random moves sooner.
+  CHECK((match.plies == 12 || match.outcome.result == games::Outcome::Result::FirstWins));
   for (size_t i = 0; i < match.results.size(); i += 2) {
     CHECK(match.results[i].raw.find("bestmove") != std::string::npos);
     CHECK(match.results[i].prompt.rfind("position fen ", 0) == 0);
