@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/half.h"
 
 namespace engine {

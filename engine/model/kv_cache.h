@@ -13,7 +13,7 @@
 
 #include "engine/core/kv_block_size.h"
 #include "engine/core/kv_dtype.h"
-#include "kernels/ops.h"
+#include "kernels/tensor.h"
 
 namespace engine {
 

@@ -8,7 +8,7 @@
 
 #include "engine/error.h"
 #include "engine/model/language_model.h"
-#include "kernels/ops.h"
+#include "kernels/tensor.h"
 
 namespace engine {
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/gguf/gguf_file.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/huge_buffer.h"
 #include "kernels/quant/dequant.h"
 

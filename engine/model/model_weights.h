@@ -14,7 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/model/model_config.h"
-#include "kernels/ops.h"
+#include "kernels/tensor.h"
 
 namespace engine {
 

@@ -8,21 +8,12 @@
 #include <cmath>
 
 #include "engine/gguf/gguf_file.h"
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_backend.h"
 
 namespace engine {
 
-namespace {
-
-// x[n, dim] += bias[dim], when the model has that bias.
-void add_bias(std::span<float> x, std::span<const float> bias) {
-  if (!bias.empty()) kernels::add_bias(x, bias);
-}
-
-}  // namespace
-
-Transformer::Transformer(ModelConfig config, ModelWeights weights, int num_threads)
-    : config_(std::move(config)), weights_(std::move(weights)), pool_(num_threads) {
+Transformer::Transformer(ModelConfig config, ModelWeights weights, std::unique_ptr<kernels::Backend> backend)
+    : config_(std::move(config)), weights_(std::move(weights)), backend_(std::move(backend)) {
   rope_.style = config_.rope_style;
   rope_.rot_dim = config_.rope_dim;
   rope_.freq_base = config_.rope_freq_base;
@@ -32,15 +23,13 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights, int num_threa
 
 std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const gguf::GgufFile& file,
                                                                           int num_threads) {
-  if (auto threads = kernels::check_num_threads(num_threads); !threads)
-    return std::unexpected(Error{threads.error()});
+  auto backend = kernels::make_cpu_backend(num_threads);
+  if (!backend) return std::unexpected(Error{backend.error()});
   auto config = read_model_config(file);
   if (!config) return std::unexpected(config.error());
   auto weights = bind_weights(file, *config);
   if (!weights) return std::unexpected(weights.error());
-  auto net = std::make_unique<Transformer>(std::move(*config), std::move(*weights), num_threads);
-  if (!net->pool_.start_error().empty()) return std::unexpected(Error{net->pool_.start_error()});
-  return net;
+  return std::make_unique<Transformer>(std::move(*config), std::move(*weights), std::move(*backend));
 }
 
 KvCacheShape Transformer::kv_cache_shape(KvDtype dtype, int32_t block_size) const {
@@ -62,90 +51,108 @@ void Transformer::plan_attention(const ForwardBatch& batch, int32_t block_size) 
   }
 }
 
+std::span<float> Transformer::reserve(kernels::DeviceBuffer& buffer, int64_t count) {
+  const auto size = static_cast<size_t>(count);
+  if (buffer.size() < size) buffer = backend_->allocate(size);
+  return buffer.first(size);
+}
+
+Transformer::Activations Transformer::activations(int64_t n, int64_t m) {
+  const ModelShape& s = config_.shape;
+  const int64_t embd = s.embedding_dim, ffn = s.ffn_dim;
+  const int64_t q_dim = int64_t{s.num_heads} * s.head_dim, kv_dim = int64_t{s.num_kv_heads} * s.head_dim;
+  scratch_.resize(10);
+  auto buf = [&](size_t i, int64_t count) { return reserve(scratch_[i], count); };
+  return Activations{
+      .x = buf(0, n * embd),      // [n, embd] residual stream
+      .h = buf(1, n * embd),      // [n, embd] normalised input of a block
+      .q = buf(2, n * q_dim),     // [n, num_heads, head_dim]
+      .k = buf(3, n * kv_dim),    // [n, num_kv_heads, head_dim]
+      .v = buf(4, n * kv_dim),    // [n, num_kv_heads, head_dim]
+      .attn = buf(5, n * q_dim),  // [n, num_heads, head_dim]
+      .proj = buf(6, n * embd),   // [n, embd] a block's output before the residual add
+      .gate = buf(7, n * ffn),    // [n, ffn]
+      .up = buf(8, n * ffn),      // [n, ffn]
+      .last = buf(9, m * embd),   // [m, embd] rows whose logits are wanted
+  };
+}
+
+void Transformer::add_bias(std::span<float> x, std::span<const float> bias) {
+  if (!bias.empty()) backend_->add_bias(x, bias);
+}
+
+void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cache, const Activations& a) {
+  const ModelShape& s = config_.shape;
+  const LayerWeights& L = weights_.layers[static_cast<size_t>(l)];
+  const int64_t n = batch.num_tokens(), embd = s.embedding_dim;
+  const int32_t hd = s.head_dim;
+  const float eps = config_.rms_norm_eps;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  kernels::Backend& be = *backend_;
+
+  // h = rmsnorm(x) * attn_norm
+  be.rmsnorm(a.x, L.attn_norm, embd, eps, a.h);
+  // q = h·Wqᵀ + bq, k = h·Wkᵀ + bk, v = h·Wvᵀ + bv (biases only where the model has them)
+  const kernels::MatmulTarget qkv[] = {{L.attn_q, a.q}, {L.attn_k, a.k}, {L.attn_v, a.v}};
+  be.matmul_group(qkv, a.h, n);
+  add_bias(a.q, L.q_bias);
+  add_bias(a.k, L.k_bias);
+  add_bias(a.v, L.v_bias);
+  // qwen3: q and k normalised per head over head_dim
+  if (config_.qk_norm) {
+    be.rmsnorm(a.q, L.q_norm, hd, eps, a.q);
+    be.rmsnorm(a.k, L.k_norm, hd, eps, a.k);
+  }
+  // q, k rotated by each row's position
+  be.rope(a.q, batch.positions, s.num_heads, hd, rope_);
+  be.rope(a.k, batch.positions, s.num_kv_heads, hd, rope_);
+  // cache[slot of row r] = (k[r], v[r])
+  be.store_kv(cache.mutable_layer(l), a.k, a.v, slots_);
+  // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions,
+  // every sequence of the batch in one call
+  be.paged_attention_batch(a.q, batch.positions, s.num_heads, cache.layer_view(l), attn_seqs_, scale, a.attn);
+  // x = x + attn·Woᵀ
+  be.matmul(L.attn_output, a.attn, n, a.proj);
+  be.add(a.x, a.proj, a.x);
+
+  // h = rmsnorm(x) * ffn_norm
+  be.rmsnorm(a.x, L.ffn_norm, embd, eps, a.h);
+  // gate = h·Wgᵀ, up = h·Wuᵀ
+  const kernels::MatmulTarget gate_up[] = {{L.ffn_gate, a.gate}, {L.ffn_up, a.up}};
+  be.matmul_group(gate_up, a.h, n);
+  // gate = silu(gate) * up
+  be.swiglu(a.gate, a.up, a.gate);
+  // x = x + gate·Wdᵀ
+  be.matmul(L.ffn_down, a.gate, n, a.proj);
+  be.add(a.x, a.proj, a.x);
+}
+
 void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) {
   const ModelShape& s = config_.shape;
   const int64_t n = batch.num_tokens();
   const int64_t m = static_cast<int64_t>(batch.logit_rows.size());
-  const int32_t hd = s.head_dim;
-  const int64_t embd = s.embedding_dim, q_dim = int64_t{s.num_heads} * hd,
-                kv_dim = int64_t{s.num_kv_heads} * hd;
-  const int64_t ffn = s.ffn_dim;
-  const float eps = config_.rms_norm_eps;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const int64_t embd = s.embedding_dim;
   assert(cache.shape().num_layers == s.num_layers && cache.shape().num_kv_heads == s.num_kv_heads &&
-         cache.shape().head_dim == hd);
+         cache.shape().head_dim == s.head_dim);
   assert(static_cast<int64_t>(logits.size()) == m * s.vocab_size);
   if (n == 0) return;
   assert(std::all_of(batch.tokens.begin(), batch.tokens.end(),
                      [&](int32_t t) { return t >= 0 && t < s.vocab_size; }));
-
-  x_.resize(static_cast<size_t>(n * embd));      // [n, embd] residual stream
-  h_.resize(static_cast<size_t>(n * embd));      // [n, embd] normalised input of a block
-  q_.resize(static_cast<size_t>(n * q_dim));     // [n, num_heads, head_dim]
-  k_.resize(static_cast<size_t>(n * kv_dim));    // [n, num_kv_heads, head_dim]
-  v_.resize(static_cast<size_t>(n * kv_dim));    // [n, num_kv_heads, head_dim]
-  attn_.resize(static_cast<size_t>(n * q_dim));  // [n, num_heads, head_dim]
-  proj_.resize(static_cast<size_t>(n * embd));   // [n, embd] a block's output before the residual add
-  gate_.resize(static_cast<size_t>(n * ffn));    // [n, ffn]
-  up_.resize(static_cast<size_t>(n * ffn));      // [n, ffn]
-  last_.resize(static_cast<size_t>(m * embd));   // [m, embd] rows whose logits are wanted
+  const Activations a = activations(n, m);
   // slots_[r]: row r's KV slot (block * block_size + offset); attn_seqs_: rows and block tables
   plan_attention(batch, cache.shape().block_size);
 
   // x = token_embd[tokens]
-  kernels::embedding(weights_.token_embd, batch.tokens, x_);
-
-  for (int32_t l = 0; l < s.num_layers; ++l) {
-    const LayerWeights& L = weights_.layers[static_cast<size_t>(l)];
-
-    // h = rmsnorm(x) * attn_norm
-    kernels::rmsnorm(x_, L.attn_norm, embd, eps, h_);
-    // q = h·Wqᵀ + bq, k = h·Wkᵀ + bk, v = h·Wvᵀ + bv (biases only where the model has them)
-    const kernels::MatmulTarget qkv[] = {{L.attn_q, q_}, {L.attn_k, k_}, {L.attn_v, v_}};
-    kernels::matmul_group(qkv, h_, n, pool_);
-    add_bias(q_, L.q_bias);
-    add_bias(k_, L.k_bias);
-    add_bias(v_, L.v_bias);
-    // qwen3: q and k normalised per head over head_dim
-    if (config_.qk_norm) {
-      kernels::rmsnorm(q_, L.q_norm, hd, eps, q_);
-      kernels::rmsnorm(k_, L.k_norm, hd, eps, k_);
-    }
-    // q, k rotated by each row's position
-    kernels::rope(q_, batch.positions, s.num_heads, hd, rope_);
-    kernels::rope(k_, batch.positions, s.num_kv_heads, hd, rope_);
-    // cache[slot of row r] = (k[r], v[r])
-    kernels::store_kv(cache.mutable_layer(l), k_, v_, slots_);
-    // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions,
-    // every sequence of the batch in one call
-    kernels::paged_attention_batch(q_, batch.positions, s.num_heads, cache.layer_view(l), attn_seqs_, scale,
-                                   attn_, pool_);
-    // x = x + attn·Woᵀ
-    kernels::matmul(L.attn_output, attn_, n, proj_, pool_);
-    kernels::add(x_, proj_, x_);
-
-    // h = rmsnorm(x) * ffn_norm
-    kernels::rmsnorm(x_, L.ffn_norm, embd, eps, h_);
-    // gate = h·Wgᵀ, up = h·Wuᵀ
-    const kernels::MatmulTarget gate_up[] = {{L.ffn_gate, gate_}, {L.ffn_up, up_}};
-    kernels::matmul_group(gate_up, h_, n, pool_);
-    // gate = silu(gate) * up
-    kernels::swiglu(gate_, up_, gate_);
-    // x = x + gate·Wdᵀ
-    kernels::matmul(L.ffn_down, gate_, n, proj_, pool_);
-    kernels::add(x_, proj_, x_);
-  }
-
+  backend_->embedding(weights_.token_embd, batch.tokens, a.x);
+  for (int32_t l = 0; l < s.num_layers; ++l) block(l, batch, cache, a);
   // last = x[logit_rows]
-  for (int64_t i = 0; i < m; ++i) {
-    const int64_t r = batch.logit_rows[static_cast<size_t>(i)];
-    assert(r >= 0 && r < n);
-    std::copy_n(x_.begin() + r * embd, embd, last_.begin() + i * embd);
-  }
+  backend_->gather_rows(a.x, batch.logit_rows, embd, a.last);
   // last = rmsnorm(last) * output_norm
-  kernels::rmsnorm(last_, weights_.output_norm, embd, eps, last_);
-  // logits = last·W_outᵀ (the logits span is [m, vocab])
-  kernels::matmul(weights_.output, last_, m, logits, pool_);
+  backend_->rmsnorm(a.last, weights_.output_norm, embd, config_.rms_norm_eps, a.last);
+  // logits = last·W_outᵀ ([m, vocab]), brought to the host
+  const std::span<float> out = backend_->staging(logits, logits_);
+  backend_->matmul(weights_.output, a.last, m, out);
+  backend_->download(out, logits);
 }
 
 }  // namespace engine

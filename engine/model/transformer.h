@@ -1,6 +1,7 @@
-// The decoder-only transformer of llama / qwen2 / qwen3 GGUF models on the CPU kernels: token
-// embedding, N blocks of (RMSNorm, GQA self-attention with rope over a paged KV cache, residual,
-// RMSNorm, SwiGLU FFN, residual), final RMSNorm and the output projection.
+// The decoder-only transformer of llama / qwen2 / qwen3 GGUF models over a compute backend
+// (kernels/ops.h): token embedding, N blocks of (RMSNorm, GQA self-attention with rope over a
+// paged KV cache, residual, RMSNorm, SwiGLU FFN, residual), final RMSNorm and the output
+// projection. The forward pass calls only the backend's ops, never a device's own code.
 #pragma once
 
 #include <expected>
@@ -14,7 +15,6 @@
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
 #include "kernels/ops.h"
-#include "kernels/thread_pool.h"
 
 namespace engine {
 
@@ -24,40 +24,57 @@ class GgufFile;
 
 class Transformer final : public LanguageModel {
  public:
-  // A transformer over bound weights, running its kernels on `num_threads` threads (0 = all cores).
-  Transformer(ModelConfig config, ModelWeights weights, int num_threads = 0);
+  // A transformer over bound weights, running its ops on `backend`.
+  Transformer(ModelConfig config, ModelWeights weights, std::unique_ptr<kernels::Backend> backend);
 
-  // Reads the config and binds the weights of `file` (which must outlive the transformer).
+  // Reads the config and binds the weights of `file` (which must outlive the transformer), on a
+  // CPU backend of `num_threads` threads (0 = all cores).
   static std::expected<std::unique_ptr<Transformer>, Error> from_gguf(const gguf::GgufFile& file,
                                                                       int num_threads = 0);
 
   const ModelShape& shape() const override { return config_.shape; }
   // Every hyper-parameter, rope and norm settings included.
   const ModelConfig& config() const { return config_; }
-  // Threads the kernels run on.
-  int num_threads() const { return pool_.num_threads(); }
+  // The backend the ops run on.
+  const kernels::Backend& backend() const { return *backend_; }
+  // Host threads the ops run on.
+  int num_threads() const { return backend_->num_threads(); }
 
   // The KV cache shape this model needs (layers, KV heads, head size) with the given storage.
   KvCacheShape kv_cache_shape(KvDtype dtype, int32_t block_size = kDefaultKvBlockSize) const;
 
   // See LanguageModel::forward. Token ids must be in [0, vocab_size) and the cache must have this
   // model's kv_cache_shape (both asserted). One call at a time: the activation buffers and the
-  // thread pool belong to the transformer. Each row's logits depend only on its own sequence,
-  // never on the other rows of the batch (bit for bit).
+  // backend belong to the transformer. Each row's logits depend only on its own sequence, never
+  // on the other rows of the batch (bit for bit).
   void forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) override;
 
  private:
+  // One step's activations: spans of the scratch buffers sized for its n rows (m logit rows).
+  struct Activations {
+    std::span<float> x, h, q, k, v, attn, proj, gate, up, last;
+  };
   // Fills slots_ (each row's KV slot: block * block_size + offset) and attn_seqs_ (each
   // sequence's rows and block table) for this batch; the same for every layer.
   void plan_attention(const ForwardBatch& batch, int32_t block_size);
+  // The activations of a step of n rows and m logit rows, growing the scratch buffers to fit.
+  Activations activations(int64_t n, int64_t m);
+  // `count` floats of `buffer`, reallocated on the backend when it holds fewer.
+  std::span<float> reserve(kernels::DeviceBuffer& buffer, int64_t count);
+  // One transformer block on the step's activations (x in, x out).
+  void block(int32_t layer, const ForwardBatch& batch, PagedKvCache& cache, const Activations& a);
+  // x[n, dim] += bias[dim], when the model has that bias.
+  void add_bias(std::span<float> x, std::span<const float> bias);
 
   ModelConfig config_;
   ModelWeights weights_;
   kernels::RopeParams rope_;
-  kernels::ThreadPool pool_;
+  std::unique_ptr<kernels::Backend> backend_;
 
-  // Activation buffers, reused across calls (sized for the largest batch seen).
-  std::vector<float> x_, h_, q_, k_, v_, attn_, proj_, gate_, up_, last_;
+  // Scratch buffers on the backend's device, reused across calls (sized for the largest batch
+  // seen), in the order of Activations; logits_ stages the logits where the device is not the host.
+  std::vector<kernels::DeviceBuffer> scratch_;
+  kernels::DeviceBuffer logits_;
   std::vector<int32_t> slots_;                    // [n] KV slot of each row
   std::vector<kernels::AttentionSeq> attn_seqs_;  // [sequences] views of the batch's block tables
 };

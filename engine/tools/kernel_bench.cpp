@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/huge_buffer.h"
 #include "kernels/cpu/machine_peaks.h"
 #include "kernels/cpu/vec_dot_simd.h"
-#include "kernels/ops.h"
 #include "kernels/quant/quantize.h"
 #include "kernels/thread_pool.h"
 

@@ -11,7 +11,7 @@
 
 #include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/quant/dequant.h"
 #include "kernels/thread_pool.h"
 

@@ -3,7 +3,7 @@
 #include <cassert>
 #include <cstring>
 
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/quant/quantize.h"
 
 namespace kernels {

@@ -3,7 +3,7 @@
 #include <cassert>
 #include <cmath>
 
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/quant/dequant.h"
 
 namespace kernels {

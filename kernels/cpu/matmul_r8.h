@@ -26,8 +26,8 @@
 #include <cstdint>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/vec_dot_simd.h"
-#include "kernels/ops.h"
 #include "kernels/quant/dot_blocks.h"
 
 namespace kernels {

@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/vec_dot_simd.h"
-#include "kernels/ops.h"
 
 namespace kernels {
 

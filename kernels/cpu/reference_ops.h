@@ -4,7 +4,7 @@
 
 #include <span>
 
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_ops.h"
 
 namespace kernels::reference {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_ops.h"
 
 namespace kernels {
 

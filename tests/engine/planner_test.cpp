@@ -7,7 +7,7 @@
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/planner/capacity_planner.h"
-#include "kernels/ops.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "tests/common/testdata.h"
 #include "tests/engine/model_test_files.h"
 

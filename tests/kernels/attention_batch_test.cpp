@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/reference_ops.h"
-#include "kernels/ops.h"
 #include "kernels/quant/quantize.h"
 #include "kernels/thread_pool.h"
 #include "tests/kernels/random_weights.h"

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/reference_ops.h"
-#include "kernels/ops.h"
 #include "kernels/thread_pool.h"
 #include "tests/kernels/random_weights.h"
 

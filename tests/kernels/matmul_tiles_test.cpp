@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/vec_dot_simd.h"
-#include "kernels/ops.h"
 #include "kernels/quant/dot_activation.h"
 #include "kernels/thread_pool.h"
 #include "tests/kernels/random_weights.h"

@@ -1,13 +1,12 @@
 // The elementwise and normalisation ops against values worked out by hand: rmsnorm, rope (normal,
 // neox, partial rotation, frequency factors, linear scaling), swiglu, add, add_bias, softmax and
 // embedding lookup.
-#include "kernels/ops.h"
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 #include <vector>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/half.h"
 #include "kernels/quant/dot_blocks.h"
 

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/matmul_r8.h"
 #include "kernels/cpu/vec_dot_simd.h"
-#include "kernels/ops.h"
 #include "kernels/quant/dequant.h"
 #include "kernels/quant/dot_activation.h"
 #include "kernels/thread_pool.h"
