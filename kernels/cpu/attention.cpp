@@ -93,6 +93,40 @@ struct Kernels {
 };
 
 // One task: its rows' query heads of group kvh over positions [0, last visible].
+// Points `tile` at the K/V rows of positions [t0, t0 + count) for the head at byte `head_at` of
+// each token (in place for F32, else converted into the scratch); rows past `count` read zeros.
+// Position p is slot p % block_size of block table[p / block_size].
+void load_tile(const KvLayerView& kv, std::span<const int32_t> table, size_t head_at, int64_t t0,
+               int32_t count, const Kernels& kern, Scratch& s, KvTile& tile) {
+  const int32_t hd = kv.head_dim;
+  const size_t token_bytes = kv.token_bytes();
+  const bool in_place = kv.type == GgmlType::F32;
+  for (int32_t t = 0; t < kAttentionTile; ++t) {
+    if (t >= count) {
+      tile.k[t] = tile.v[t] = s.zeros.data();
+      continue;
+    }
+    const int64_t p = t0 + t;
+    const int32_t block = table[static_cast<size_t>(p / kv.block_size)];
+    assert(block >= 0 && block < kv.num_blocks);
+    const size_t at = (static_cast<size_t>(block) * static_cast<size_t>(kv.block_size) +
+                       static_cast<size_t>(p % kv.block_size)) *
+                          token_bytes +
+                      head_at;
+    if (in_place) {
+      tile.k[t] = reinterpret_cast<const float*>(kv.k + at);
+      tile.v[t] = reinterpret_cast<const float*>(kv.v + at);
+    } else {
+      float* kt = s.k.data() + static_cast<size_t>(t) * static_cast<size_t>(hd);
+      float* vt = s.v.data() + static_cast<size_t>(t) * static_cast<size_t>(hd);
+      kern.convert(kv.type, kv.k + at, kt, hd);
+      kern.convert(kv.type, kv.v + at, vt, hd);
+      tile.k[t] = kt;
+      tile.v[t] = vt;
+    }
+  }
+}
+
 void run_task(const Task& task, std::span<const float> q, std::span<const int32_t> positions,
               int32_t num_heads, const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
               std::span<float> out, const Kernels& kern) {
@@ -100,7 +134,6 @@ void run_task(const Task& task, std::span<const float> q, std::span<const int32_
   const int32_t group = num_heads / kv.num_kv_heads;
   const int32_t rows = task.r1 - task.r0;
   const std::span<const int32_t> table = seqs[static_cast<size_t>(task.seq)].block_table;
-  const size_t token_bytes = kv.token_bytes();
   const size_t head_at = static_cast<size_t>(task.kvh) * row_bytes(kv.type, hd);
   const bool in_place = kv.type == GgmlType::F32;
 
@@ -124,31 +157,7 @@ void run_task(const Task& task, std::span<const float> q, std::span<const int32_
   KvTile tile;
   for (int64_t t0 = 0; t0 < ctx; t0 += kAttentionTile) {
     const auto count = static_cast<int32_t>(std::min<int64_t>(kAttentionTile, ctx - t0));
-    // The tile's K/V rows: position p is slot p % block_size of block table[p / block_size].
-    for (int32_t t = 0; t < kAttentionTile; ++t) {
-      if (t >= count) {
-        tile.k[t] = tile.v[t] = s.zeros.data();
-        continue;
-      }
-      const int64_t p = t0 + t;
-      const int32_t block = table[static_cast<size_t>(p / kv.block_size)];
-      assert(block >= 0 && block < kv.num_blocks);
-      const size_t at = (static_cast<size_t>(block) * static_cast<size_t>(kv.block_size) +
-                         static_cast<size_t>(p % kv.block_size)) *
-                            token_bytes +
-                        head_at;
-      if (in_place) {
-        tile.k[t] = reinterpret_cast<const float*>(kv.k + at);
-        tile.v[t] = reinterpret_cast<const float*>(kv.v + at);
-      } else {
-        float* kt = s.k.data() + static_cast<size_t>(t) * static_cast<size_t>(hd);
-        float* vt = s.v.data() + static_cast<size_t>(t) * static_cast<size_t>(hd);
-        kern.convert(kv.type, kv.k + at, kt, hd);
-        kern.convert(kv.type, kv.v + at, vt, hd);
-        tile.k[t] = kt;
-        tile.v[t] = vt;
-      }
-    }
+    load_tile(kv, table, head_at, t0, count, kern, s, tile);
     // Every row that sees part of the tile, every query head of the group.
     for (int32_t r = task.r0; r < task.r1; ++r) {
       const int64_t n = std::min<int64_t>(count, int64_t{positions[static_cast<size_t>(r)]} + 1 - t0);

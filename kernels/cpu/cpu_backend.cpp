@@ -50,11 +50,14 @@ void CpuBackend::matmul(const MatrixView& w, std::span<const float> x, int64_t n
 }
 
 void CpuBackend::matmul_group(std::span<const MatmulTarget> targets, std::span<const float> x, int64_t n) {
-  assert(std::all_of(targets.begin(), targets.end(), [](const MatmulTarget& t) { return t.w.device == Device::Cpu; }));
+  assert(std::all_of(targets.begin(), targets.end(),
+                     [](const MatmulTarget& t) { return t.w.device == Device::Cpu; }));
   kernels::matmul_group(targets, x, n, pool_);
 }
 
-void CpuBackend::add_bias(std::span<float> x, std::span<const float> bias) { kernels::add_bias(x, bias); }
+void CpuBackend::add_bias(std::span<float> x, std::span<const float> bias) {
+  kernels::add_bias(x, bias);
+}
 
 void CpuBackend::rope(std::span<float> x, std::span<const int32_t> positions, int32_t num_heads,
                       int32_t head_dim, const RopeParams& params) {
@@ -69,7 +72,8 @@ void CpuBackend::store_kv(const KvLayerMutView& kv, std::span<const float> k, st
 
 void CpuBackend::paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions,
                                        int32_t num_heads, const KvLayerView& kv,
-                                       std::span<const AttentionSeq> seqs, float scale, std::span<float> out) {
+                                       std::span<const AttentionSeq> seqs, float scale,
+                                       std::span<float> out) {
   assert(kv.device == Device::Cpu);
   kernels::paged_attention_batch(q, positions, num_heads, kv, seqs, scale, out, pool_);
 }

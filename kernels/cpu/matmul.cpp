@@ -164,35 +164,15 @@ void choose_kernels(GgmlType type, int64_t n, SimdLevel level, TargetPlan& plan)
   if (n > 1 && xt == GgmlType::BF16 && tiles_at(level, type)) plan.half_tiles = avx2_half_tile_matmul(type);
 }
 
-}  // namespace
-
-MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t cols) {
-  return MatrixView{static_cast<const std::byte*>(data), type, rows, cols, row_bytes(type, cols), 0};
-}
-
-void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool) {
-  const MatmulTarget target{w, y};
-  matmul_group(std::span(&target, 1), x, n, pool);
-}
-
-void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> x, int64_t n,
-                  ThreadPool& pool) {
-  assert(!targets.empty() && targets.size() <= kMaxTargets);
-  const int64_t cols = targets[0].w.cols;
-  const SimdLevel level = vec_dot_level();
-  assert(static_cast<int64_t>(x.size()) >= n * cols);
-
-  // The input in each dot type the targets need (F32 rows are used as they are).
-  PreparedInput inputs[kMaxTargets];
-  size_t num_inputs = 0;
-  TargetPlan plans[kMaxTargets];
+// The kernels of every target and the dot-type inputs they share (inputs[0, *num_inputs)).
+void plan_targets(std::span<const MatmulTarget> targets, int64_t n, SimdLevel level, TargetPlan* plans,
+                  PreparedInput* inputs, size_t* num_inputs) {
   for (size_t t = 0; t < targets.size(); ++t) {
     const MatrixView& w = targets[t].w;
-    assert(w.cols == cols && static_cast<int64_t>(targets[t].y.size()) >= n * w.rows);
     const GgmlType xt = dot_type(w.type);
     size_t i = 0;
-    while (i < num_inputs && inputs[i].type != xt) ++i;
-    if (i == num_inputs) inputs[num_inputs++].type = xt;
+    while (i < *num_inputs && inputs[i].type != xt) ++i;
+    if (i == *num_inputs) inputs[(*num_inputs)++].type = xt;
     plans[t].input = &inputs[i];
     if (w.interleave != 0 && xt == GgmlType::Q8_K) {  // repacked K-quants
       plans[t].r8k = r8k_matmul_for(w.type, level);
@@ -211,96 +191,98 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     if (plans[t].half_tiles != nullptr) inputs[i].f32 = true;
     assert(plans[t].dot != nullptr);
   }
-  std::byte* converted[kMaxTargets] = {};
-  for (size_t i = 0; i < num_inputs; ++i) {
-    PreparedInput& in = inputs[i];
-    in.rows.stride = row_bytes(in.type, cols);
-    in.rows.data = reinterpret_cast<const std::byte*>(x.data());
-    if (in.type == GgmlType::F32) continue;
-    Scratch& scratch = activation_scratch(i);
-    if (scratch.rows.size() < static_cast<size_t>(n) * in.rows.stride)
-      scratch.rows.resize(static_cast<size_t>(n) * in.rows.stride);
-    converted[i] = scratch.rows.data();
-    in.rows.data = converted[i];
-    if (in.wide) {
-      const int64_t nb = cols / kQK8_0;
-      scratch.wide.resize(static_cast<size_t>(n * cols));
-      scratch.scales.resize(static_cast<size_t>(n * nb));
-      in.wide_q = scratch.wide.data();
-      in.wide_scales = scratch.scales.data();
-      in.wide_rows = WideRows{in.wide_q, in.wide_scales, nb, in.rows.data, in.rows.stride};
-    }
-    if (in.f32) {
-      scratch.wide_f32.resize(static_cast<size_t>(n * cols));
-      in.wide_f32 = scratch.wide_f32.data();
-    }
-    if (in.r8) {
-      const int64_t nb = cols / kQK8_0;
-      scratch.r8_scales.resize(static_cast<size_t>(n * nb));
-      in.r8_scales = scratch.r8_scales.data();
-      if (in.r8_sums) {
-        scratch.r8_sums.resize(static_cast<size_t>(n * nb));
-        in.r8_sum_out = scratch.r8_sums.data();
-      }
-      in.r8_rows = R8Rows{in.rows.data, in.rows.stride, in.r8_scales, in.r8_sum_out, nb};
-    }
-  }
-  // Convert: one task per (row, dot type).
-  pool.run(n * static_cast<int64_t>(num_inputs), [&](int64_t task) {
-    const auto i = static_cast<size_t>(task % static_cast<int64_t>(num_inputs));
-    const int64_t r = task / static_cast<int64_t>(num_inputs);
-    if (converted[i] == nullptr) return;
-    std::byte* row = converted[i] + r * inputs[i].rows.stride;
-    convert_activation_row(inputs[i].type, level, x.data() + r * cols, row, cols);
-    const PreparedInput& in = inputs[i];
-    if (in.r8) {
-      const int64_t nb = cols / kQK8_0;
-      const auto* blocks = reinterpret_cast<const BlockQ8_0*>(row);
-      for (int64_t k = 0; k < nb; ++k) {
-        in.r8_scales[r * nb + k] = f16_to_f32(blocks[k].d);
-        if (in.r8_sum_out == nullptr) continue;
-        int32_t sum = 0;
-        for (int v = 0; v < kQK8_0; ++v) sum += blocks[k].qs[v];
-        in.r8_sum_out[r * nb + k] = sum;
-      }
-    }
-    if (in.wide)
-      widen_q8_0_row(row, in.wide_rows.blocks, in.wide_q + r * cols,
-                     in.wide_scales + r * in.wide_rows.blocks);
-    if (in.f32) {  // the rounded F16 / BF16 values, exactly, as F32
-      const auto* bits = reinterpret_cast<const uint16_t*>(row);
-      float* out = in.wide_f32 + r * cols;
-      if (in.type == GgmlType::F16)
-        for (int64_t c = 0; c < cols; ++c) out[c] = f16_to_f32(bits[c]);
-      else
-        for (int64_t c = 0; c < cols; ++c) out[c] = bf16_to_f32(bits[c]);
-    }
-  });
-  // The multi-row kernels read Q8_0 activations' block scales as floats, converted once here.
-  for (size_t i = 0; i < num_inputs; ++i) {
-    if (n == 1 || inputs[i].type != GgmlType::Q8_0) continue;
-    if (inputs[i].wide) {  // the widening wrote the float scales already
-      inputs[i].rows.scales = inputs[i].wide_rows.scales;
-      inputs[i].rows.scales_stride = inputs[i].wide_rows.blocks;
-      continue;
-    }
-    const int64_t nb = cols / kQK8_0;
-    auto& scales = activation_scratch(i).scales;
-    scales.resize(static_cast<size_t>(n * nb));
-    for (int64_t j = 0; j < n; ++j) {
-      const auto* blocks = reinterpret_cast<const BlockQ8_0*>(converted[i] + j * inputs[i].rows.stride);
-      for (int64_t k = 0; k < nb; ++k) scales[static_cast<size_t>(j * nb + k)] = f16_to_f32(blocks[k].d);
-    }
-    inputs[i].rows.scales = scales.data();
-    inputs[i].rows.scales_stride = nb;
-  }
+}
 
-  // Tasks of consecutive weight rows: enough of them to balance the threads, none too large
-  // (a batch's activation tile stays hot over a task's rows); every target's tasks in one pass
-  // over the pool. One activation row (decode) only streams the weights: a few long runs per
-  // thread, uncapped (the output matrix alone made 2,374 tasks of 64 rows; on a Zen 5 the Q4_K
-  // file's decode went from 64-74 to 78-84 tok/s, Q8_0's stayed at the bandwidth bound).
-  const int64_t min_tasks = (n == 1 ? kDecodeTasksPerThread : kTasksPerThread) * pool.num_threads();
+// Points input `i` at x (F32) or at this thread's scratch for its n converted rows, with the
+// side arrays its kernels read (widened rows, F32 copies, R8 scales and sums); returns where the
+// converted rows go (null for F32).
+std::byte* prepare_input(PreparedInput& in, size_t i, std::span<const float> x, int64_t n, int64_t cols) {
+  in.rows.stride = row_bytes(in.type, cols);
+  in.rows.data = reinterpret_cast<const std::byte*>(x.data());
+  if (in.type == GgmlType::F32) return nullptr;
+  Scratch& scratch = activation_scratch(i);
+  if (scratch.rows.size() < static_cast<size_t>(n) * in.rows.stride)
+    scratch.rows.resize(static_cast<size_t>(n) * in.rows.stride);
+  in.rows.data = scratch.rows.data();
+  const int64_t nb = cols / kQK8_0;
+  if (in.wide) {
+    scratch.wide.resize(static_cast<size_t>(n * cols));
+    scratch.scales.resize(static_cast<size_t>(n * nb));
+    in.wide_q = scratch.wide.data();
+    in.wide_scales = scratch.scales.data();
+    in.wide_rows = WideRows{in.wide_q, in.wide_scales, nb, in.rows.data, in.rows.stride};
+  }
+  if (in.f32) {
+    scratch.wide_f32.resize(static_cast<size_t>(n * cols));
+    in.wide_f32 = scratch.wide_f32.data();
+  }
+  if (in.r8) {
+    scratch.r8_scales.resize(static_cast<size_t>(n * nb));
+    in.r8_scales = scratch.r8_scales.data();
+    if (in.r8_sums) {
+      scratch.r8_sums.resize(static_cast<size_t>(n * nb));
+      in.r8_sum_out = scratch.r8_sums.data();
+    }
+    in.r8_rows = R8Rows{in.rows.data, in.rows.stride, in.r8_scales, in.r8_sum_out, nb};
+  }
+  return scratch.rows.data();
+}
+
+// Converts activation row r of x into input `in` (at `row`), with its side arrays.
+void convert_input_row(const PreparedInput& in, SimdLevel level, const float* x, int64_t r, int64_t cols,
+                       std::byte* row) {
+  convert_activation_row(in.type, level, x + r * cols, row, cols);
+  if (in.r8) {
+    const int64_t nb = cols / kQK8_0;
+    const auto* blocks = reinterpret_cast<const BlockQ8_0*>(row);
+    for (int64_t k = 0; k < nb; ++k) {
+      in.r8_scales[r * nb + k] = f16_to_f32(blocks[k].d);
+      if (in.r8_sum_out == nullptr) continue;
+      int32_t sum = 0;
+      for (int v = 0; v < kQK8_0; ++v) sum += blocks[k].qs[v];
+      in.r8_sum_out[r * nb + k] = sum;
+    }
+  }
+  if (in.wide)
+    widen_q8_0_row(row, in.wide_rows.blocks, in.wide_q + r * cols, in.wide_scales + r * in.wide_rows.blocks);
+  if (in.f32) {  // the rounded F16 / BF16 values, exactly, as F32
+    const auto* bits = reinterpret_cast<const uint16_t*>(row);
+    float* out = in.wide_f32 + r * cols;
+    if (in.type == GgmlType::F16)
+      for (int64_t c = 0; c < cols; ++c) out[c] = f16_to_f32(bits[c]);
+    else
+      for (int64_t c = 0; c < cols; ++c) out[c] = bf16_to_f32(bits[c]);
+  }
+}
+
+// The multi-row kernels read Q8_0 activations' block scales as floats: converted once here for
+// input `i` (n rows at `converted`), unless the widening wrote them already.
+void float_scales(PreparedInput& in, size_t i, const std::byte* converted, int64_t n, int64_t cols) {
+  if (n == 1 || in.type != GgmlType::Q8_0) return;
+  if (in.wide) {
+    in.rows.scales = in.wide_rows.scales;
+    in.rows.scales_stride = in.wide_rows.blocks;
+    return;
+  }
+  const int64_t nb = cols / kQK8_0;
+  auto& scales = activation_scratch(i).scales;
+  scales.resize(static_cast<size_t>(n * nb));
+  for (int64_t j = 0; j < n; ++j) {
+    const auto* blocks = reinterpret_cast<const BlockQ8_0*>(converted + j * in.rows.stride);
+    for (int64_t k = 0; k < nb; ++k) scales[static_cast<size_t>(j * nb + k)] = f16_to_f32(blocks[k].d);
+  }
+  in.rows.scales = scales.data();
+  in.rows.scales_stride = nb;
+}
+
+// Tasks of consecutive weight rows: enough of them to balance the threads, none too large
+// (a batch's activation tile stays hot over a task's rows); every target's tasks in one pass
+// over the pool. One activation row (decode) only streams the weights: a few long runs per
+// thread, uncapped (the output matrix alone made 2,374 tasks of 64 rows; on a Zen 5 the Q4_K
+// file's decode went from 64-74 to 78-84 tok/s, Q8_0's stayed at the bandwidth bound). Sets
+// each plan's rows_per_task and first_task; returns the number of tasks.
+int64_t plan_tasks(std::span<const MatmulTarget> targets, int64_t n, int num_threads, TargetPlan* plans) {
+  const int64_t min_tasks = (n == 1 ? kDecodeTasksPerThread : kTasksPerThread) * num_threads;
   const int64_t max_rows = n == 1 ? std::numeric_limits<int64_t>::max() : kMaxRowsPerTask;
   int64_t num_tasks = 0;
   for (size_t t = 0; t < targets.size(); ++t) {
@@ -313,6 +295,47 @@ void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> 
     plans[t].first_task = num_tasks;
     num_tasks += (rows + plans[t].rows_per_task - 1) / plans[t].rows_per_task;
   }
+  return num_tasks;
+}
+
+}  // namespace
+
+MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t cols) {
+  return MatrixView{static_cast<const std::byte*>(data), type, rows, cols, row_bytes(type, cols), 0};
+}
+
+void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y, ThreadPool& pool) {
+  const MatmulTarget target{w, y};
+  matmul_group(std::span(&target, 1), x, n, pool);
+}
+
+void matmul_group(std::span<const MatmulTarget> targets, std::span<const float> x, int64_t n,
+                  ThreadPool& pool) {
+  assert(!targets.empty() && targets.size() <= kMaxTargets);
+  const int64_t cols = targets[0].w.cols;
+  const SimdLevel level = vec_dot_level();
+  assert(static_cast<int64_t>(x.size()) >= n * cols);
+  for ([[maybe_unused]] const MatmulTarget& t : targets)
+    assert(t.w.cols == cols && static_cast<int64_t>(t.y.size()) >= n * t.w.rows);
+
+  // The input in each dot type the targets need (F32 rows are used as they are).
+  PreparedInput inputs[kMaxTargets];
+  size_t num_inputs = 0;
+  TargetPlan plans[kMaxTargets];
+  plan_targets(targets, n, level, plans, inputs, &num_inputs);
+  std::byte* converted[kMaxTargets] = {};
+  for (size_t i = 0; i < num_inputs; ++i) converted[i] = prepare_input(inputs[i], i, x, n, cols);
+  // Convert: one task per (row, dot type).
+  pool.run(n * static_cast<int64_t>(num_inputs), [&](int64_t task) {
+    const auto i = static_cast<size_t>(task % static_cast<int64_t>(num_inputs));
+    const int64_t r = task / static_cast<int64_t>(num_inputs);
+    if (converted[i] != nullptr)
+      convert_input_row(inputs[i], level, x.data(), r, cols, converted[i] + r * inputs[i].rows.stride);
+  });
+  for (size_t i = 0; i < num_inputs; ++i)
+    if (converted[i] != nullptr) float_scales(inputs[i], i, converted[i], n, cols);
+
+  const int64_t num_tasks = plan_tasks(targets, n, pool.num_threads(), plans);
   pool.run(num_tasks, [&](int64_t task) {
     size_t t = targets.size() - 1;
     while (plans[t].first_task > task) --t;

@@ -53,7 +53,8 @@ class CheckingBackend final : public kernels::Backend {
     check("rmsnorm", x, out);
     cpu_.rmsnorm(x, w, dim, eps, out);
   }
-  void matmul(const kernels::MatrixView& w, std::span<const float> x, int64_t n, std::span<float> y) override {
+  void matmul(const kernels::MatrixView& w, std::span<const float> x, int64_t n,
+              std::span<float> y) override {
     check("matmul", x, y);
     cpu_.matmul(w, x, n, y);
   }
