@@ -1,6 +1,6 @@
 // `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U]
 // [--gen-tokens G] [--ticks T] [--modes LIST] [--endpoint URL]... [--json FILE]`: runs the
-// synthetic agent workload of engine/core/serve_workload.h in each mode and against each
+// synthetic agent workload of engine/tools/serve_workload.h in each mode and against each
 // OpenAI-compatible endpoint (bench_serve_http.h), all taking turns a tick at a time, and
 // prints requests/s, prompt and generated tokens/s, TTFT and queue-time percentiles, prefix hit
 // rate, KV blocks and waste, preemptions, deadline misses and failures, with the ratios.
@@ -26,9 +26,9 @@
 #include "arena/cli/bench_serve_http.h"
 #include "arena/cli/command.h"
 #include "engine/api.h"
-#include "engine/core/serve_workload.h"
-#include "engine/planner/capacity_planner.h"
-#include "engine/synth/synthesize.h"
+#include "engine/tools/capacity_planner.h"
+#include "engine/tools/serve_workload.h"
+#include "engine/tools/synth/synthesize.h"
 
 namespace arena::cli {
 

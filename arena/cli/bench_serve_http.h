@@ -1,4 +1,4 @@
-// The agent workload of `arena bench serve` (engine/core/serve_workload.h) against an
+// The agent workload of `arena bench serve` (engine/tools/serve_workload.h) against an
 // OpenAI-compatible server (arena serve, llama-server, vLLM): the same prompts as token-id
 // arrays to /v1/completions (llama-server: its own /completion, as its /v1/completions takes
 // only text prompts), streamed (SSE, TTFT at the first content chunk), max_tokens G,
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/api.h"
-#include "engine/core/serve_workload.h"
+#include "engine/tools/serve_workload.h"
 
 namespace arena::cli {
 

@@ -10,13 +10,13 @@
 #include <set>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/gguf_writer.h"
 #include "engine/model/model.h"
 #include "engine/model/sequence_runner.h"
-#include "engine/synth/byte_level_bpe.h"
-#include "engine/synth/synth_vocab.h"
-#include "engine/synth/synthesize.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tools/gguf_writer.h"
+#include "engine/tools/synth/byte_level_bpe.h"
+#include "engine/tools/synth/synth_vocab.h"
+#include "engine/tools/synth/synthesize.h"
 #include "tests/common/testdata.h"
 
 namespace {

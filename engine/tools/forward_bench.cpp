@@ -1,7 +1,7 @@
 // run_forward_bench: the transformer's forward pass timed on S sequences sharing one paged KV
 // cache (engine tool). Each stream owns its own run of blocks; the prompts run one sequence per
 // forward pass, the decode steps one batch of S rows per forward pass.
-#include "engine/model/forward_bench.h"
+#include "engine/tools/forward_bench.h"
 
 #include <fmt/format.h>
 
