@@ -5,7 +5,8 @@
 // temperature 0, ignore_eos, all N requests of a tick in flight at once. Each answer is appended
 // to its conversation as the token ids the server returned (return_token_ids / return_tokens)
 // or, when it returns none, as its text re-tokenized with the local model's tokenizer. Every
-// wait (resolve, connect, write, read) has a deadline; Beast lives in the .cpp only.
+// wait (resolve, connect, write, read) has a deadline. The requests go through the agents' HTTP
+// client (agents/backend/http_client.h), SSE reading included.
 #pragma once
 
 #include <chrono>
