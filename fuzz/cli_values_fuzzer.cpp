@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/planner/capacity_planner.h"
-#include "engine/synth/model_shape.h"
-#include "engine/synth/synthesize.h"
-#include "engine/synth/tensor_plan.h"
+#include "engine/tools/capacity_planner.h"
+#include "engine/tools/synth/model_shape.h"
+#include "engine/tools/synth/synthesize.h"
+#include "engine/tools/synth/tensor_plan.h"
 #include "fuzz/fuzz_check.h"
 #include "games/game.h"
 #include "kernels/thread_pool.h"

@@ -1,51 +1,44 @@
 #!/usr/bin/env bash
 # scripts/check_layers.sh: checks every project #include of the layered code against the layer
 # table of ../shared/ARCHITECTURE.md, so a wrong include fails CI even where the build's include
-# trees (cmake/layer.cmake) cannot catch it (arena/cli sees the whole engine through engine_tools).
+# trees (cmake/layer.cmake) cannot catch it.
 #
 #   games        -> games
 #   kernels      -> kernels
 #   engine       -> engine, kernels                (not the developer tools)
-#   engine_tools -> engine_tools, engine, kernels  (engine/synth, engine/planner, eval cases, ...)
+#   engine_tools -> engine_tools, engine, kernels  (engine/tools/: synth, planner, eval cases, ...)
 #   agents       -> agents, games, engine API      (engine/api.h and the headers it re-exports)
 #   arena        -> arena, agents, games, engine API
-#   arena/cli    -> the same, arena/cli and engine_tools
+#   arena/cli    -> the same, arena/cli and engine_tools (engine/tools/ headers); of the engine,
+#                   arena/ (arena/cli included) includes nothing else
 #   tests, bench, fuzz -> anything (not checked)
 #
-# The engine API headers and the tools' files are read from engine/CMakeLists.txt (one list for
-# the build and this check). Prints each offending include as file:line and exits 1; 0 when clean.
+# The engine API headers are read from engine/CMakeLists.txt (one list for the build and this
+# check); the tools are every file under engine/tools/. A tool header that arena/cli includes
+# exposes API types only: the build checks that part, as arena_cli's include tree holds the engine
+# API and engine/tools/ alone. Prints each offending include as file:line and exits 1; 0 when clean.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# engine/CMakeLists.txt: the ENGINE_API_HEADERS list, and the tools' files and folders.
+# engine/CMakeLists.txt: the ENGINE_API_HEADERS list.
 api_headers=" $(sed -n '/^set(ENGINE_API_HEADERS/,/)/p' engine/CMakeLists.txt | grep -o 'engine/[A-Za-z0-9_/]*\.h' | tr '\n' ' ')"
-tool_stems=" $(sed -n '/^set(engine_tool_sources/,/)/p' engine/CMakeLists.txt |
-  grep -o '[A-Za-z0-9_/]*\.cpp' | sed 's|^/||; s|^|engine/|; s|\.cpp$||' | tr '\n' ' ')"
-tool_folders=" $(sed -n '/^file(GLOB_RECURSE engine_tool_folders/,/)/p' engine/CMakeLists.txt |
-  grep -o '[a-z_]*/\*\.cpp' | sed 's|^|engine/|; s|\*\.cpp$||' | tr '\n' ' ')"
-if [[ $api_headers == " " || $tool_stems == " " || $tool_folders == " " ]]; then
-  echo "check_layers: cannot read the engine API headers or tools from engine/CMakeLists.txt" >&2
+if [[ $api_headers == " " ]]; then
+  echo "check_layers: cannot read the engine API headers from engine/CMakeLists.txt" >&2
   exit 2
 fi
 
 # Sets `layer` to the layer a project path (a source or an included header) belongs to; "" for
 # other paths. The engine API headers are "engine_api" (part of the engine layer).
 layer_of() {
-  local path=$1 stem=${1%.*} folder
+  local path=$1
   layer=""
   case $path in
     games/*) layer=games ;;
     kernels/*) layer=kernels ;;
+    engine/tools/*) layer=engine_tools ;;
     engine/*)
       layer=engine
-      for folder in $tool_folders; do
-        [[ $path == "$folder"* ]] && layer=engine_tools
-      done
-      if [[ $tool_stems == *" $stem "* ]]; then
-        layer=engine_tools
-      elif [[ $api_headers == *" $path "* ]]; then
-        layer=engine_api
-      fi
+      if [[ $api_headers == *" $path "* ]]; then layer=engine_api; fi
       ;;
     agents/*) layer=agents ;;
     arena/cli/* | arena/main.cpp) layer=arena_cli ;;
@@ -85,7 +78,7 @@ while IFS= read -r hit; do
   [[ -z $to ]] && continue  # not a project header (e.g. a library's quoted include)
   if [[ " ${allowed[$from]} " != *" $to "* ]]; then
     what=$to
-    [[ $to == engine ]] && what="an engine internal: not in ENGINE_API_HEADERS"
+    [[ $to == engine ]] && what="an engine internal: not in ENGINE_API_HEADERS nor under engine/tools/"
     echo "$file:$line: $from may not include \"$target\" ($what); it may include: ${allowed[$from]}"
     violations=$((violations + 1))
   fi

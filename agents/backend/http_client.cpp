@@ -1,6 +1,6 @@
 // HttpClient on Boost.Beast: each call is a coroutine on the client's single io thread (so the
 // pool, the active set and the timers need no lock); a keep-alive connection that turns out to be
-// closed by the server is replaced once by a fresh one.
+// closed by the server (before any answer came) is replaced once by a fresh one.
 #include "agents/backend/http_client.h"
 
 #include <fmt/format.h>
@@ -17,6 +17,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <charconv>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -92,11 +93,70 @@ struct CallImpl final : HttpCall, std::enable_shared_from_this<CallImpl> {
   }
 };
 
+// The error of a failed `step` ("connecting", "reading the answer", ...).
 HttpError classify(const beast::error_code& ec, const CallImpl& call, HttpError::Kind otherwise,
-                   const HttpTarget& t) {
+                   std::string_view step) {
   if (call.cancelled) return {HttpError::Kind::Cancelled, "cancelled"};
-  if (ec == beast::error::timeout) return {HttpError::Kind::Timeout, "timed out"};
-  return {otherwise, fmt::format("{}:{}: {}", t.host, t.port, ec.message())};
+  if (ec == beast::error::timeout) return {HttpError::Kind::Timeout, fmt::format("timed out {}", step)};
+  return {otherwise, fmt::format("{}: {}", step, ec.message())};
+}
+
+http::request<http::string_body> make_message(const HttpTarget& target, HttpRequest& req) {
+  http::request<http::string_body> msg{http::string_to_verb(req.method), target.base_path + req.path, 11};
+  msg.set(http::field::host, target.host);
+  msg.set(http::field::content_type, "application/json");
+  for (const auto& [k, v] : req.headers) msg.set(k, v);
+  msg.body() = std::move(req.body);
+  msg.keep_alive(true);
+  msg.prepare_payload();
+  return msg;
+}
+
+// Resolves the target and connects `stream`, both by `deadline` (a name lookup that takes longer
+// is cancelled and reported as a timeout).
+asio::awaitable<beast::error_code> open_connection(HttpClient::Impl& self, beast::tcp_stream& stream,
+                                                   std::chrono::steady_clock::time_point deadline) {
+  beast::error_code ec;
+  tcp::resolver resolver(self.ioc);
+  asio::steady_timer guard(self.ioc, deadline);
+  guard.async_wait([&resolver](const beast::error_code& e) {
+    if (!e) resolver.cancel();  // not run with e == 0 once guard is cancelled below
+  });
+  auto results = co_await resolver.async_resolve(self.target.host, std::to_string(self.target.port),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+  guard.cancel();
+  if (ec == asio::error::operation_aborted && std::chrono::steady_clock::now() >= deadline)
+    ec = beast::error::timeout;
+  if (!ec) co_await stream.async_connect(results, asio::redirect_error(asio::use_awaitable, ec));
+  co_return ec;
+}
+
+// Reads the answer into `parser`, passing a streamed one's events on as they arrive. Sets `step`
+// to what it was doing (for the error) and `answered` once the header came.
+asio::awaitable<beast::error_code> read_answer(beast::tcp_stream& stream, const HttpRequest& req,
+                                               http::response_parser<http::string_body>& parser,
+                                               std::string_view& step, bool& answered) {
+  beast::error_code ec;
+  beast::flat_buffer buffer;
+  parser.body_limit(req.body_limit);
+  step = "reading the answer's header";
+  co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) co_return ec;
+  answered = true;
+  step = "reading the answer";
+  const bool events =
+      req.on_event && parser.get()[http::field::content_type].starts_with("text/event-stream");
+  SseReader reader;
+  size_t passed = 0;  // body bytes given to the reader
+  while (!parser.is_done()) {
+    co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return ec;
+    const std::string& body = parser.get().body();
+    if (events) reader.feed(std::string_view(body).substr(passed), req.on_event);
+    passed = body.size();
+  }
+  if (events) reader.finish(req.on_event);
+  co_return ec;
 }
 
 asio::awaitable<void> run_call(std::shared_ptr<HttpClient::Impl> self, std::shared_ptr<CallImpl> call,
@@ -104,14 +164,7 @@ asio::awaitable<void> run_call(std::shared_ptr<HttpClient::Impl> self, std::shar
   std::expected<HttpResponse, HttpError> out = std::unexpected(HttpError{HttpError::Kind::Io, "not sent"});
   try {
     const auto deadline = std::chrono::steady_clock::now() + req.timeout;
-    http::request<http::string_body> msg{http::string_to_verb(req.method), self->target.base_path + req.path,
-                                         11};
-    msg.set(http::field::host, self->target.host);
-    msg.set(http::field::content_type, "application/json");
-    for (const auto& [k, v] : req.headers) msg.set(k, v);
-    msg.body() = std::move(req.body);
-    msg.keep_alive(true);
-    msg.prepare_payload();
+    auto msg = make_message(self->target, req);
     for (int attempt = 0; attempt < 2; ++attempt) {
       std::unique_ptr<beast::tcp_stream> stream;
       const bool reused = !self->idle.empty();
@@ -129,34 +182,32 @@ asio::awaitable<void> run_call(std::shared_ptr<HttpClient::Impl> self, std::shar
       stream->expires_at(deadline);
       beast::error_code ec;
       if (!reused) {
-        tcp::resolver resolver(self->ioc);
-        auto results = co_await resolver.async_resolve(self->target.host, std::to_string(self->target.port),
-                                                       asio::redirect_error(asio::use_awaitable, ec));
-        if (!ec) co_await stream->async_connect(results, asio::redirect_error(asio::use_awaitable, ec));
+        ec = co_await open_connection(*self, *stream, deadline);
         if (ec) {
-          out = std::unexpected(classify(ec, *call, HttpError::Kind::Connect, self->target));
+          out = std::unexpected(classify(ec, *call, HttpError::Kind::Connect, "connecting"));
           break;
         }
         ++self->opened;
       }
+      std::string_view step = "sending the request";
+      bool answered = false;
+      http::response_parser<http::string_body> parser;
       co_await http::async_write(*stream, msg, asio::redirect_error(asio::use_awaitable, ec));
+      if (!ec) ec = co_await read_answer(*stream, req, parser, step, answered);
       if (!ec) {
-        beast::flat_buffer buffer;
-        http::response<http::string_body> res;
-        co_await http::async_read(*stream, buffer, res, asio::redirect_error(asio::use_awaitable, ec));
-        if (!ec) {
-          out = HttpResponse{static_cast<int>(res.result_int()), std::move(res.body())};
-          if (res.keep_alive() && !self->stopping && self->idle.size() < self->max_idle) {
-            stream->expires_never();
-            call->stream = nullptr;
-            self->idle.push_back(std::move(stream));
-          }
-          break;
+        auto& res = parser.get();
+        out = HttpResponse{static_cast<int>(res.result_int()), std::string(res[http::field::content_type]),
+                           std::move(res.body())};
+        if (res.keep_alive() && !self->stopping && self->idle.size() < self->max_idle) {
+          stream->expires_never();
+          call->stream = nullptr;
+          self->idle.push_back(std::move(stream));
         }
+        break;
       }
-      // A pooled connection the server had closed: once more on a fresh one.
-      if (reused && !call->cancelled && ec != beast::error::timeout) continue;
-      out = std::unexpected(classify(ec, *call, HttpError::Kind::Io, self->target));
+      // A pooled connection the server had closed: once more on a fresh one (before any answer).
+      if (reused && !answered && !call->cancelled && ec != beast::error::timeout) continue;
+      out = std::unexpected(classify(ec, *call, HttpError::Kind::Io, step));
       break;
     }
   } catch (const std::exception& e) {
@@ -207,6 +258,14 @@ std::shared_ptr<HttpCall> HttpClient::send(HttpRequest request, HttpCallback don
         asio::co_spawn(impl->ioc, run_call(impl, call, std::move(request), std::move(done)), asio::detached);
       });
   return call;
+}
+
+std::expected<HttpResponse, HttpError> HttpClient::call(HttpRequest request) {
+  auto answer = std::make_shared<std::promise<std::expected<HttpResponse, HttpError>>>();
+  auto future = answer->get_future();
+  send(std::move(request),
+       [answer](std::expected<HttpResponse, HttpError> r) { answer->set_value(std::move(r)); });
+  return future.get();  // every call ends by its deadline, or as Cancelled when the client stops
 }
 
 void HttpClient::post_after(std::chrono::milliseconds delay, std::function<void()> fn) {

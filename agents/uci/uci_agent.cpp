@@ -270,6 +270,22 @@ void UciAgent::drain() {
   }
 }
 
+namespace {
+
+// Why the move of a `bestmove` line (`line`) cannot be played, or nullopt when it is legal.
+std::optional<MoveFailure> check_bestmove(const MoveRequest& request, const std::string& variant,
+                                          const std::string& line, const std::string& move) {
+  if (move.empty() || move == "(none)" || move == "0000" || !uci::is_move_syntax(variant, move))
+    return MoveFailure{FailureKind::Unparseable, fmt::format("engine answered '{}', not a move", line)};
+  const auto legal = request.game->legal_moves();
+  if (std::find(legal.begin(), legal.end(), move) == legal.end())
+    return MoveFailure{FailureKind::Illegal, fmt::format("engine answered {}, which is not legal in {}", move,
+                                                         request.game->fen())};
+  return std::nullopt;
+}
+
+}  // namespace
+
 MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& cancel) {
   if (!request.game) return failure(FailureKind::BackendError, "no position was given");
   if (needs_restart_)
@@ -301,7 +317,13 @@ MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& c
   p.send(position);
   p.send(go);
 
-  const auto until = deadline + config_.move_margin;
+  return read_answer(request, game.variant, deadline + config_.move_margin, cancel, std::move(result));
+}
+
+MoveResult UciAgent::read_answer(const MoveRequest& request, const std::string& variant,
+                                 Clock::time_point until, const std::atomic<bool>& cancel,
+                                 MoveResult result) {
+  auto& p = *process_;
   std::string line, last_info;
   for (;;) {
     const Read r = p.read_line(line, until, &cancel);
@@ -331,22 +353,11 @@ MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& c
     }
     if (auto best = uci::parse_bestmove(line)) {
       result.raw = last_info.empty() ? line : last_info + "\n" + line;
-      const std::string& move = *best;
-      if (move.empty() || move == "(none)" || move == "0000" || !uci::is_move_syntax(game.variant, move)) {
+      result.failure = check_bestmove(request, variant, line, *best);
+      if (result.failure)
         drop_engine();
-        result.failure =
-            MoveFailure{FailureKind::Unparseable, fmt::format("engine answered '{}', not a move", line)};
-        return result;
-      }
-      const auto legal = request.game->legal_moves();
-      if (std::find(legal.begin(), legal.end(), move) == legal.end()) {
-        drop_engine();
-        result.failure = MoveFailure{
-            FailureKind::Illegal,
-            fmt::format("engine answered {}, which is not legal in {}", move, request.game->fen())};
-        return result;
-      }
-      result.move = move;
+      else
+        result.move = *best;
       return result;
     }
     if (line.rfind("info", 0) == 0) {

@@ -56,6 +56,10 @@ class UciAgent final : public Agent {
   std::optional<MoveFailure> sync(std::chrono::milliseconds timeout, const std::atomic<bool>* cancel);
   // Worker thread: one move, from `position` to a resolved result.
   MoveResult play(const MoveRequest& request, const std::atomic<bool>& cancel);
+  // Reads the engine's answer to the `go` just sent into `result`: its bestmove (checked against
+  // the request's position), or why there is none by `until` (the deadline plus the margin).
+  MoveResult read_answer(const MoveRequest& request, const std::string& variant, Clock::time_point until,
+                         const std::atomic<bool>& cancel, MoveResult result);
   // Worker thread: sets the engine up for a game of `variant` (UCI_Variant, ucinewgame, isready).
   std::optional<MoveFailure> begin_game(const std::string& variant);
   // Worker thread: reads up to the bestmove of a stopped search (or drops the engine).

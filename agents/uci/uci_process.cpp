@@ -29,6 +29,9 @@ namespace asio = boost::asio;
 namespace bp = boost::process;
 
 constexpr size_t kMaxLine = 64 * 1024;  // a longer line is garbage; the engine is dropped
+// Lines read but not yet taken: past this the I/O thread stops reading until the caller takes
+// some, so an engine that floods its output blocks on its pipe instead of filling our memory.
+constexpr size_t kMaxQueuedLines = 4096;
 
 // Marks a pipe end close-on-exec, so that engines started later do not inherit it (an inherited
 // write end would hide this engine's death from the reader).
@@ -55,10 +58,11 @@ struct UciProcess::Impl {
   asio::streambuf buffer{kMaxLine};
   std::thread io;
 
-  std::mutex mutex;  // guards lines, closed, read_error
+  std::mutex mutex;  // guards lines, closed, read_error, paused
   std::condition_variable cv;
   std::deque<std::string> lines;
   bool closed = false;
+  bool paused = false;  // reading stopped at kMaxQueuedLines; read_line resumes it
   std::string read_error;
 
   std::deque<std::string> writes;  // I/O thread only
@@ -85,13 +89,22 @@ struct UciProcess::Impl {
                        asio::buffers_begin(buffer.data()) + std::ptrdiff_t(n) - 1);
       buffer.consume(n);
       if (!line.empty() && line.back() == '\r') line.pop_back();
+      bool full = false;
       {
         std::lock_guard lock(mutex);
         lines.push_back(std::move(line));
+        full = paused = lines.size() >= kMaxQueuedLines;
       }
       cv.notify_all();
-      start_read();
+      if (!full) start_read();
     });
+  }
+
+  // Called with `mutex` held after a line was taken: restarts a paused reader.
+  void resume_if_paused() {
+    if (!paused || lines.size() >= kMaxQueuedLines / 2) return;
+    paused = false;
+    asio::post(ioc, [this] { start_read(); });
   }
 
   void write_next() {
@@ -179,16 +192,26 @@ UciProcess::Read UciProcess::read_line(std::string& line, Clock::time_point unti
                                        const std::atomic<bool>* cancel) {
   std::unique_lock lock(impl_->mutex);
   for (;;) {
+    const auto now = Clock::now();
+    // The deadline comes first, so that an engine that floods lines cannot keep a caller that
+    // reads until some line comes.
+    if (now >= until) return Read::Timeout;
     if (!impl_->lines.empty()) {
       line = std::move(impl_->lines.front());
       impl_->lines.pop_front();
+      impl_->resume_if_paused();
       return Read::Line;
     }
     if (impl_->closed) return Read::Closed;
     if (cancel && cancel->load()) return Read::Cancelled;
-    const auto now = Clock::now();
-    if (now >= until) return Read::Timeout;
     impl_->cv.wait_until(lock, cancel ? std::min(until, now + std::chrono::milliseconds(10)) : until);
+  }
+}
+
+UciProcess::Read UciProcess::read_until(std::string_view prefix, std::string& line, Clock::time_point until) {
+  for (;;) {
+    const Read r = read_line(line, until);
+    if (r != Read::Line || line.starts_with(prefix)) return r;
   }
 }
 

@@ -1,7 +1,9 @@
 // One running engine process with line-based pipes (Boost.Process, Asio async pipes). An Asio
 // thread reads the engine's stdout into a queue of lines and writes queued commands to its stdin;
-// callers take lines with a deadline, so no caller ever blocks on the engine. The destructor (and
-// kill) ends the process with SIGKILL and reaps it: no zombies.
+// callers take lines with a deadline, so no caller ever blocks on the engine, and at most a few
+// thousand unread lines are kept (then reading pauses). The destructor (and kill) ends the process
+// with SIGKILL and reaps it: no zombies. The UCI agent, `arena bench perft` and the differential
+// perft tests all drive their engines through it.
 #pragma once
 
 #include <atomic>
@@ -9,6 +11,7 @@
 #include <expected>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agents::uci {
@@ -28,10 +31,13 @@ class UciProcess {
   void send(const std::string& line);
 
   enum class Read { Line, Timeout, Closed, Cancelled };
-  // Takes the next line the engine wrote, waiting until `until`; Closed once the engine's stdout
-  // has ended (it exited or crashed) and every line before that was taken; Cancelled as soon as
-  // `*cancel` is true (checked every few milliseconds).
+  // Takes the next line the engine wrote, waiting until `until` (Timeout once it has passed, even
+  // with lines waiting); Closed once the engine's stdout has ended (it exited or crashed) and
+  // every line before that was taken; Cancelled as soon as `*cancel` is true (checked every few
+  // milliseconds).
   Read read_line(std::string& line, Clock::time_point until, const std::atomic<bool>* cancel = nullptr);
+  // Takes lines until one starts with `prefix` (Line, with it in `line`), or as read_line ends.
+  Read read_until(std::string_view prefix, std::string& line, Clock::time_point until);
 
   // Whether stdout is still open (the process has not been seen to end).
   bool open() const;

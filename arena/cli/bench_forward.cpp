@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/model/forward_bench.h"
+#include "engine/tools/forward_bench.h"
 
 namespace arena::cli {
 

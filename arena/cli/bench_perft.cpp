@@ -9,12 +9,7 @@
 // ends a line is reported in its row, then killed.
 #include "arena/cli/bench_perft.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -23,10 +18,10 @@
 #include <expected>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "agents/uci/uci_process.h"
 #include "games/game.h"
 
 namespace arena::cli {
@@ -45,100 +40,8 @@ struct BenchFlags {
   bool json = false;
 };
 
-// The longest line an engine may print; a longer one ends the conversation.
-constexpr size_t kMaxEngineLineBytes = 64 * 1024;
-
-// A UCI engine on the other end of a socket pair (sockets, so a dead engine cannot SIGPIPE us).
-class EngineProcess {
- public:
-  static std::expected<std::unique_ptr<EngineProcess>, std::string> start(const std::string& path) {
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-      return std::unexpected("socketpair failed");
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      return std::unexpected("fork failed");
-    }
-    if (pid == 0) {  // child: the socket is stdin and stdout, stderr is discarded
-      dup2(fds[1], STDIN_FILENO);
-      dup2(fds[1], STDOUT_FILENO);
-      if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDERR_FILENO);
-      execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(fds[1]);
-    return std::unique_ptr<EngineProcess>(new EngineProcess(pid, fds[0]));
-  }
-
-  ~EngineProcess() {
-    send("quit");
-    for (int i = 0; i < 100; ++i) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        close(fd_);
-        return;
-      }
-      usleep(20000);
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    close(fd_);
-  }
-
-  bool send(const std::string& line) {
-    const std::string text = line + "\n";
-    for (size_t done = 0; done < text.size();) {
-      const ssize_t n = ::send(fd_, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      done += size_t(n);
-    }
-    return true;
-  }
-
-  // The next line of output, or nullopt at end of output, at `deadline`, or when a line grows
-  // past kMaxEngineLineBytes (the engine is then treated as silent).
-  std::optional<std::string> read_line(Clock::time_point deadline) {
-    while (true) {
-      if (const auto end = buffer_.find('\n'); end != std::string::npos) {
-        std::string line = buffer_.substr(0, end);
-        buffer_.erase(0, end + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return line;
-      }
-      if (buffer_.size() > kMaxEngineLineBytes) return std::nullopt;
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      pollfd p{fd_, POLLIN, 0};
-      if (left <= 0 || poll(&p, 1, int(std::min<int64_t>(left, 60'000))) <= 0) {
-        if (left > 60'000) continue;  // poll's timeout is an int: wait in slices
-        return std::nullopt;
-      }
-      char chunk[4096];
-      const ssize_t n = read(fd_, chunk, sizeof chunk);
-      if (n <= 0) return std::nullopt;
-      buffer_.append(chunk, size_t(n));
-    }
-  }
-
-  // Reads lines until one starts with `prefix`; returns it, or nullopt at `deadline` (checked
-  // between lines too, so an engine that floods lines cannot keep us here).
-  std::optional<std::string> wait_for(std::string_view prefix, Clock::time_point deadline) {
-    while (Clock::now() < deadline) {
-      auto line = read_line(deadline);
-      if (!line) return std::nullopt;
-      if (line->starts_with(prefix)) return line;
-    }
-    return std::nullopt;
-  }
-
- private:
-  EngineProcess(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
-
-  pid_t pid_;
-  int fd_;
-  std::string buffer_;
-};
+using agents::uci::UciProcess;
+using Read = UciProcess::Read;
 
 // One row of the table: an implementation's perft on one position.
 struct Measurement {
@@ -160,28 +63,22 @@ void time_arena(const games::Game& game, int depth, Measurement& m) {
 // Starts the reference engine at `path` set up for `variant` ("" for chess) at `fen`, allowing
 // `timeout` for each of its answers to `uci` and `isready`; on failure returns nullptr and sets
 // m.status.
-std::unique_ptr<EngineProcess> open_engine(const std::string& path, const std::string& variant,
-                                           const std::string& fen, Clock::duration timeout, Measurement& m) {
+std::unique_ptr<UciProcess> open_engine(const std::string& path, const std::string& variant,
+                                        const std::string& fen, Clock::duration timeout, Measurement& m) {
   if (access(path.c_str(), X_OK) != 0) return m.status = "not installed", nullptr;
-  auto engine = EngineProcess::start(path);
+  auto engine = UciProcess::start(path, {});
   if (!engine) return m.status = engine.error(), nullptr;
   auto& e = **engine;
   e.send("uci");
   const auto uci_deadline = Clock::now() + timeout;
-  bool uciok = false;
-  while (auto line = e.read_line(uci_deadline)) {
-    if (line->starts_with("id name ")) m.engine = line->substr(8, 60);
-    if (*line == "uciok") {
-      uciok = true;
-      break;
-    }
-    if (Clock::now() >= uci_deadline) break;
-  }
-  if (!uciok) return m.status = "engine did not answer 'uci' with 'uciok'", nullptr;
+  std::string line;
+  while (e.read_line(line, uci_deadline) == Read::Line && line != "uciok")
+    if (line.starts_with("id name ")) m.engine = line.substr(8, 60);
+  if (line != "uciok") return m.status = "engine did not answer 'uci' with 'uciok'", nullptr;
   e.send("setoption name Threads value 1");
   if (!variant.empty()) e.send("setoption name UCI_Variant value " + variant);
   e.send("isready");
-  if (!e.wait_for("readyok", Clock::now() + timeout))
+  if (e.read_until("readyok", line, Clock::now() + timeout) != Read::Line)
     return m.status = "engine did not answer 'isready' with 'readyok'", nullptr;
   e.send("position fen " + fen);
   return std::move(*engine);
@@ -189,16 +86,17 @@ std::unique_ptr<EngineProcess> open_engine(const std::string& path, const std::s
 
 // Times one `go perft` of the engine into `m`, keeping the fastest; false (with m.status) on
 // failure. The engine gets `timeout` plus 50 times what arena took for the same count.
-bool time_engine(EngineProcess& e, int depth, Clock::duration timeout, double arena_seconds, Measurement& m) {
+bool time_engine(UciProcess& e, int depth, Clock::duration timeout, double arena_seconds, Measurement& m) {
   const auto start = Clock::now();
   e.send(fmt::format("go perft {}", depth));
   const auto deadline =
       start + timeout +
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(50 * arena_seconds));
-  const auto line = e.wait_for("Nodes searched", deadline);
-  if (!line) return m.status = "engine gave no 'Nodes searched' line in time", false;
+  std::string line;
+  if (e.read_until("Nodes searched", line, deadline) != Read::Line)
+    return m.status = "engine gave no 'Nodes searched' line in time", false;
   m.seconds = std::min(m.seconds, std::chrono::duration<double>(Clock::now() - start).count());
-  m.nodes = std::strtoull(line->c_str() + line->find(':') + 1, nullptr, 10);
+  m.nodes = std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10);
   return true;
 }
 

@@ -1,6 +1,6 @@
 // `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U]
 // [--gen-tokens G] [--ticks T] [--modes LIST] [--endpoint URL]... [--json FILE]`: runs the
-// synthetic agent workload of engine/core/serve_workload.h in each mode and against each
+// synthetic agent workload of engine/tools/serve_workload.h in each mode and against each
 // OpenAI-compatible endpoint (bench_serve_http.h), all taking turns a tick at a time, and
 // prints requests/s, prompt and generated tokens/s, TTFT and queue-time percentiles, prefix hit
 // rate, KV blocks and waste, preemptions, deadline misses and failures, with the ratios.
@@ -26,9 +26,9 @@
 #include "arena/cli/bench_serve_http.h"
 #include "arena/cli/command.h"
 #include "engine/api.h"
-#include "engine/core/serve_workload.h"
-#include "engine/planner/capacity_planner.h"
-#include "engine/synth/synthesize.h"
+#include "engine/tools/capacity_planner.h"
+#include "engine/tools/serve_workload.h"
+#include "engine/tools/synth/synthesize.h"
 
 namespace arena::cli {
 
@@ -144,57 +144,48 @@ void print_row(const std::string& name, size_t width, const engine::ServeRunStat
   fmt::print("{} {:>6}\n", line, r.failed);
 }
 
-int run_bench_serve(const ServeFlags& f) {
+// The --modes list ("none": no in-process mode), or a usage error.
+std::expected<std::vector<std::string>, std::string> parse_modes(const std::string& text) {
   std::vector<std::string> modes;
-  std::stringstream list(f.modes == "none" ? "" : f.modes);
+  std::stringstream list(text == "none" ? "" : text);
   for (std::string m; std::getline(list, m, ',');) {
     if (m != "sequential" && m != "static" && m != "continuous" && m != "continuous+prefix")
-      return usage_error("bench serve", fmt::format("--modes: unknown mode '{}' (known: {})", m, kAllModes));
+      return std::unexpected(fmt::format("--modes: unknown mode '{}' (known: {})", m, kAllModes));
     modes.push_back(m);
   }
-  const std::vector<std::string> urls = split_endpoints(f.endpoints);
-  if (modes.empty() && urls.empty())
-    return usage_error("bench serve", "--modes none needs at least one --endpoint");
-  for (const auto& url : urls)
-    if (auto error = endpoint_url_error(url)) return usage_error("bench serve", *error);
-  if (!std::filesystem::exists(f.model)) {
-    if (f.model != kDefaultModel) return fail(fmt::format("model file {} not found", f.model));
-    if (!make_default_model(f.model)) return 1;
-  }
-  engine::ModelOptions options;
-  options.num_threads = f.threads;
-  auto model = engine::LoadedModel::open(f.model, options);
-  if (!model) return fail(model.error().message);
+  return modes;
+}
 
-  // Default KV budget: every agent's whole conversation resident at once, plus a block each.
+// The KV cache bytes of each mode: --kv-memory, or by default every agent's whole conversation
+// resident at once plus a block each; a usage error when --kv-memory holds no block.
+std::expected<size_t, std::string> kv_budget(const ServeFlags& f, const engine::LoadedModel& model) {
   const auto& w = f.workload;
-  const size_t token_bytes = (*model)->kv_bytes_per_token(mode_config("continuous", f, 0).cache);
+  const size_t token_bytes = model.kv_bytes_per_token(mode_config("continuous", f, 0).cache);
   const size_t block_bytes = token_bytes * static_cast<size_t>(f.block_size);
-  size_t kv_bytes = token_bytes * static_cast<size_t>(engine::serve_workload_kv_tokens(w)) +
-                    block_bytes * static_cast<size_t>(2 * w.num_agents);
-  if (!f.kv_memory.empty()) {
-    auto bytes = engine::parse_byte_size(f.kv_memory);
-    if (!bytes) return usage_error("bench serve", "--kv-memory: " + bytes.error().message);
-    // 0 would mean "a fraction of the machine's memory" to the engine: not what was asked.
-    if (*bytes < block_bytes)
-      return usage_error("bench serve",
-                         fmt::format("--kv-memory {} holds no KV block: one block of {} tokens takes {} with "
-                                     "this model and dtype (leave --kv-memory out for room for every "
-                                     "conversation, {})",
-                                     f.kv_memory, f.block_size, engine::format_bytes(block_bytes),
-                                     engine::format_bytes(kv_bytes)));
-    kv_bytes = *bytes;
-  }
-  engine::ServeWorkload workload = w;
-  workload.deadline_seconds = f.deadline_ms / 1e3;
+  const size_t kv_bytes = token_bytes * static_cast<size_t>(engine::serve_workload_kv_tokens(w)) +
+                          block_bytes * static_cast<size_t>(2 * w.num_agents);
+  if (f.kv_memory.empty()) return kv_bytes;
+  auto bytes = engine::parse_byte_size(f.kv_memory);
+  if (!bytes) return std::unexpected("--kv-memory: " + bytes.error().message);
+  // 0 would mean "a fraction of the machine's memory" to the engine: not what was asked.
+  if (*bytes < block_bytes)
+    return std::unexpected(fmt::format(
+        "--kv-memory {} holds no KV block: one block of {} tokens takes {} with "
+        "this model and dtype (leave --kv-memory out for room for every "
+        "conversation, {})",
+        f.kv_memory, f.block_size, engine::format_bytes(block_bytes), engine::format_bytes(kv_bytes)));
+  return *bytes;
+}
 
-  // The endpoints first: a server that does not answer fails the run before any work.
-  const int32_t vocab = std::min((*model)->shape().vocab_size, (*model)->tokenizer().vocab_size());
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(f.request_timeout_s * 1e3));
+// Probes each endpoint and prints what it found; the first one that does not answer is the error.
+std::expected<std::vector<std::unique_ptr<HttpServeRun>>, std::string> open_endpoints(
+    const std::vector<std::string>& urls, const engine::LoadedModel& model,
+    const engine::ServeWorkload& workload, std::chrono::milliseconds timeout) {
+  const int32_t vocab = std::min(model.shape().vocab_size, model.tokenizer().vocab_size());
   std::vector<std::unique_ptr<HttpServeRun>> http_runs;
   for (const auto& url : urls) {
-    auto run = HttpServeRun::create(url, (*model)->tokenizer(), vocab, workload, timeout);
-    if (!run) return fail(run.error());
+    auto run = HttpServeRun::create(url, model.tokenizer(), vocab, workload, timeout);
+    if (!run) return std::unexpected(run.error());
     const EndpointInfo& info = (*run)->info();
     fmt::print("endpoint {}: model '{}'{}, {}, context {}\n", url, info.model_id,
                info.owned_by.empty() ? "" : fmt::format(" (owned by {})", info.owned_by), info.route,
@@ -202,98 +193,97 @@ int run_bench_serve(const ServeFlags& f) {
                                 : std::string("unknown (not checked)"));
     http_runs.push_back(std::move(*run));
   }
+  return http_runs;
+}
 
-  const auto& s = (*model)->shape();
-  fmt::print(
-      "model {} ({} {} layers, embd {}, vocab {}); {} agents x {} ticks, system {} + {} new tokens per "
-      "tick, {} generated; KV {} ({}, blocks of {}), max {} tokens per step ({} prompt tokens)\n",
-      f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
-      w.prompt_tokens, w.gen_tokens, engine::format_bytes(kv_bytes), f.kv_dtype, f.block_size,
-      f.max_batched_tokens, f.max_prefill_tokens);
-  size_t width = 18;
-  for (const auto& url : urls) width = std::max(width, url.size());
-  nlohmann::json out = {{"model", f.model},
-                        {"workload",
-                         {{"agents", w.num_agents},
-                          {"system_tokens", w.system_tokens},
-                          {"prompt_tokens", w.prompt_tokens},
-                          {"gen_tokens", w.gen_tokens},
-                          {"ticks", w.ticks},
-                          {"deadline_ms", f.deadline_ms}}},
-                        {"max_batched_tokens", f.max_batched_tokens},
-                        {"max_prefill_tokens", f.max_prefill_tokens},
-                        {"block_size", f.block_size},
-                        {"kv_cache_bytes", kv_bytes},
-                        {"kv_dtype", f.kv_dtype},
-                        {"modes", nlohmann::json::object()},
-                        {"endpoints", nlohmann::json::object()}};
-  // The modes take turns, a tick each, so that a drift in the machine's speed (other load,
-  // clocks) weighs on every mode alike rather than on whichever ran in the slow minutes.
-  std::vector<std::unique_ptr<engine::ServeWorkloadRun>> runs;
-  for (const auto& mode : modes) {
-    auto run = engine::ServeWorkloadRun::create(**model, mode_config(mode, f, kv_bytes), workload);
-    if (!run) return fail(fmt::format("{}: {}", mode, run.error().message));
-    runs.push_back(std::move(*run));
-  }
-  for (int32_t tick = 0; tick < w.ticks; ++tick) {
-    std::string progress = fmt::format("tick {}/{}:", tick + 1, w.ticks);
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const auto seconds = runs[i]->run_tick();
-      if (!seconds) return fail(fmt::format("{}: {}", modes[i], seconds.error().message));
-      progress += fmt::format(" {} {:.1f} s", modes[i], *seconds);
+// The runs of one benchmark: the in-process modes and the endpoints, with their names.
+struct ServeRuns {
+  std::vector<std::string> modes, urls;
+  std::vector<std::unique_ptr<engine::ServeWorkloadRun>> runs;  // one per mode
+  std::vector<std::unique_ptr<HttpServeRun>> http_runs;         // one per url
+};
+
+// Runs the ticks, every run taking its turn at each, so that a drift in the machine's speed
+// (other load, clocks) weighs on every mode alike rather than on whichever ran in the slow
+// minutes. An error when an in-process request is rejected.
+std::expected<void, std::string> run_ticks(ServeRuns& r, int32_t ticks) {
+  for (int32_t tick = 0; tick < ticks; ++tick) {
+    std::string progress = fmt::format("tick {}/{}:", tick + 1, ticks);
+    for (size_t i = 0; i < r.runs.size(); ++i) {
+      const auto seconds = r.runs[i]->run_tick();
+      if (!seconds) return std::unexpected(fmt::format("{}: {}", r.modes[i], seconds.error().message));
+      progress += fmt::format(" {} {:.1f} s", r.modes[i], *seconds);
     }
-    for (size_t i = 0; i < http_runs.size(); ++i) {
-      const int64_t failed_before = http_runs[i]->stats().failed;
-      const double seconds = http_runs[i]->run_tick();
-      const int64_t failed = http_runs[i]->stats().failed - failed_before;
-      progress += fmt::format(" {} {:.1f} s", urls[i], seconds);
+    for (size_t i = 0; i < r.http_runs.size(); ++i) {
+      const int64_t failed_before = r.http_runs[i]->stats().failed;
+      const double seconds = r.http_runs[i]->run_tick();
+      const int64_t failed = r.http_runs[i]->stats().failed - failed_before;
+      progress += fmt::format(" {} {:.1f} s", r.urls[i], seconds);
       if (failed > 0) progress += fmt::format(" ({} failed)", failed);
     }
     fmt::print(stderr, "{}\n", progress);
   }
+  return {};
+}
+
+// What the report collects: the JSON document, each mode's requests/s, the failures, and the
+// figures compared (the reference mode, then every endpoint).
+struct ServeReport {
+  nlohmann::json out;
+  std::map<std::string, double> rps;
+  std::vector<std::string> failures;
+  std::vector<std::pair<std::string, engine::ServeRunStats>> compared;
+};
+
+// The table: a row per mode and per endpoint, then each endpoint's answers and failures.
+void print_rows(const ServeRuns& r, size_t width, ServeReport& report) {
   fmt::print("{:<{}} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>11} {:>6} {:>6} {:>7} {:>6} {:>6}\n",
              "mode", width, "req/s", "prompt/s", "gen/s", "ttft50", "ttft99", "queue50", "queue99", "hit",
              "kv peak", "waste", "w/step", "preempt", "missed", "failed");
-
-  std::map<std::string, double> rps;
-  std::vector<std::string> failures;
   // Endpoints are compared with continuous+prefix (what `arena serve` runs), else the last mode.
-  const bool has_prefix = std::ranges::find(modes, "continuous+prefix") != modes.end();
-  const std::string reference = has_prefix ? "continuous+prefix" : modes.empty() ? "" : modes.back();
-  std::vector<std::pair<std::string, engine::ServeRunStats>> compared;  // the reference mode, endpoints
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& mode = modes[i];
-    const engine::ServeRunStats r = runs[i]->stats();
-    print_row(mode, width, r);
-    if (r.failed > 0)
-      failures.push_back(fmt::format("{}: {} requests did not run to their length", mode, r.failed));
-    out["modes"][mode] = to_json(r);
-    rps[mode] = r.requests_per_second;
-    if (mode == reference) compared.emplace_back(mode, r);
+  const bool has_prefix = std::ranges::find(r.modes, "continuous+prefix") != r.modes.end();
+  const std::string reference = has_prefix ? "continuous+prefix" : r.modes.empty() ? "" : r.modes.back();
+  for (size_t i = 0; i < r.runs.size(); ++i) {
+    const auto& mode = r.modes[i];
+    const engine::ServeRunStats stats = r.runs[i]->stats();
+    print_row(mode, width, stats);
+    if (stats.failed > 0)
+      report.failures.push_back(
+          fmt::format("{}: {} requests did not run to their length", mode, stats.failed));
+    report.out["modes"][mode] = to_json(stats);
+    report.rps[mode] = stats.requests_per_second;
+    if (mode == reference) report.compared.emplace_back(mode, stats);
   }
-  for (size_t i = 0; i < http_runs.size(); ++i) {
-    const engine::ServeRunStats r = http_runs[i]->stats();
-    print_row(urls[i], width, r);
-    nlohmann::json j = to_json_http(r);
-    const EndpointInfo& info = http_runs[i]->info();
+  for (size_t i = 0; i < r.http_runs.size(); ++i) {
+    const engine::ServeRunStats stats = r.http_runs[i]->stats();
+    print_row(r.urls[i], width, stats);
+    nlohmann::json j = to_json_http(stats);
+    const EndpointInfo& info = r.http_runs[i]->info();
     j["model"] = info.model_id;
     j["owned_by"] = info.owned_by;
     j["route"] = info.route;
     j["context"] = info.context;
-    j["answers_appended_as"] = http_runs[i]->answer_source();
-    j["failures"] = http_runs[i]->failures();
-    out["endpoints"][urls[i]] = j;
-    compared.emplace_back(urls[i], r);
+    j["answers_appended_as"] = r.http_runs[i]->answer_source();
+    j["failures"] = r.http_runs[i]->failures();
+    report.out["endpoints"][r.urls[i]] = j;
+    report.compared.emplace_back(r.urls[i], stats);
   }
-  for (size_t i = 0; i < http_runs.size(); ++i) {
-    fmt::print("{}: answers appended as {}\n", urls[i], http_runs[i]->answer_source());
-    for (const auto& [message, count] : http_runs[i]->failures())
-      fmt::print("{}: {} failed: {}\n", urls[i], count, message);
-    if (const int64_t n = http_runs[i]->stats().failed; n > 0)
-      failures.push_back(
-          fmt::format("{}: {} of {} requests failed", urls[i], n, http_runs[i]->stats().num_requests));
+  for (size_t i = 0; i < r.http_runs.size(); ++i) {
+    fmt::print("{}: answers appended as {}\n", r.urls[i], r.http_runs[i]->answer_source());
+    for (const auto& [message, count] : r.http_runs[i]->failures())
+      fmt::print("{}: {} failed: {}\n", r.urls[i], count, message);
+    if (const int64_t n = r.http_runs[i]->stats().failed; n > 0)
+      report.failures.push_back(
+          fmt::format("{}: {} of {} requests failed", r.urls[i], n, r.http_runs[i]->stats().num_requests));
   }
+}
+
+// The ratios between modes, and of each endpoint against what precedes it (the in-process
+// reference mode, earlier endpoints): printed, and returned for the JSON document.
+nlohmann::json print_ratios(const std::vector<std::string>& modes, size_t num_endpoints,
+                            ServeReport& report) {
   nlohmann::json ratios = nlohmann::json::object();
+  auto& rps = report.rps;
   if (rps.contains("sequential")) {
     std::string line = "requests/s vs sequential:";
     for (const auto& mode : modes) {
@@ -309,8 +299,8 @@ int run_bench_serve(const ServeFlags& f) {
     ratios["continuous+prefix/continuous"] = x;
     fmt::print("prefix cache: continuous+prefix {:.2f}x continuous\n", x);
   }
-  // Each endpoint against what precedes it (the in-process reference mode, earlier endpoints).
-  for (size_t b = compared.size() - http_runs.size(); b < compared.size(); ++b) {
+  const auto& compared = report.compared;
+  for (size_t b = compared.size() - num_endpoints; b < compared.size(); ++b) {
     for (size_t a = 0; a < b; ++a) {
       const auto& [an, ar] = compared[a];
       const auto& [bn, br] = compared[b];
@@ -321,14 +311,84 @@ int run_bench_serve(const ServeFlags& f) {
       fmt::print("{} vs {}: requests/s {:.2f}x, TTFT p50 {:.2f}x, p99 {:.2f}x\n", an, bn, x, t50, t99);
     }
   }
-  out["ratios"] = ratios;
+  return ratios;
+}
+
+// The JSON document's settings part (results are added under "modes", "endpoints", "ratios").
+nlohmann::json settings_json(const ServeFlags& f, size_t kv_bytes) {
+  const auto& w = f.workload;
+  return {{"model", f.model},
+          {"workload",
+           {{"agents", w.num_agents},
+            {"system_tokens", w.system_tokens},
+            {"prompt_tokens", w.prompt_tokens},
+            {"gen_tokens", w.gen_tokens},
+            {"ticks", w.ticks},
+            {"deadline_ms", f.deadline_ms}}},
+          {"max_batched_tokens", f.max_batched_tokens},
+          {"max_prefill_tokens", f.max_prefill_tokens},
+          {"block_size", f.block_size},
+          {"kv_cache_bytes", kv_bytes},
+          {"kv_dtype", f.kv_dtype},
+          {"modes", nlohmann::json::object()},
+          {"endpoints", nlohmann::json::object()}};
+}
+
+int run_bench_serve(const ServeFlags& f) {
+  ServeRuns r;
+  auto modes = parse_modes(f.modes);
+  if (!modes) return usage_error("bench serve", modes.error());
+  r.modes = std::move(*modes);
+  r.urls = split_endpoints(f.endpoints);
+  if (r.modes.empty() && r.urls.empty())
+    return usage_error("bench serve", "--modes none needs at least one --endpoint");
+  for (const auto& url : r.urls)
+    if (auto error = endpoint_url_error(url)) return usage_error("bench serve", *error);
+  if (!std::filesystem::exists(f.model)) {
+    if (f.model != kDefaultModel) return fail(fmt::format("model file {} not found", f.model));
+    if (!make_default_model(f.model)) return 1;
+  }
+  engine::ModelOptions options;
+  options.num_threads = f.threads;
+  auto model = engine::LoadedModel::open(f.model, options);
+  if (!model) return fail(model.error().message);
+  const auto kv_bytes = kv_budget(f, **model);
+  if (!kv_bytes) return usage_error("bench serve", kv_bytes.error());
+  const auto& w = f.workload;
+  engine::ServeWorkload workload = w;
+  workload.deadline_seconds = f.deadline_ms / 1e3;
+
+  // The endpoints first: a server that does not answer fails the run before any work.
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(f.request_timeout_s * 1e3));
+  auto http_runs = open_endpoints(r.urls, **model, workload, timeout);
+  if (!http_runs) return fail(http_runs.error());
+  r.http_runs = std::move(*http_runs);
+  const auto& s = (*model)->shape();
+  fmt::print(
+      "model {} ({} {} layers, embd {}, vocab {}); {} agents x {} ticks, system {} + {} new tokens per "
+      "tick, {} generated; KV {} ({}, blocks of {}), max {} tokens per step ({} prompt tokens)\n",
+      f.model, s.arch, s.num_layers, s.embedding_dim, s.vocab_size, w.num_agents, w.ticks, w.system_tokens,
+      w.prompt_tokens, w.gen_tokens, engine::format_bytes(*kv_bytes), f.kv_dtype, f.block_size,
+      f.max_batched_tokens, f.max_prefill_tokens);
+  for (const auto& mode : r.modes) {
+    auto run = engine::ServeWorkloadRun::create(**model, mode_config(mode, f, *kv_bytes), workload);
+    if (!run) return fail(fmt::format("{}: {}", mode, run.error().message));
+    r.runs.push_back(std::move(*run));
+  }
+  if (auto ran = run_ticks(r, w.ticks); !ran) return fail(ran.error());
+
+  size_t width = 18;
+  for (const auto& url : r.urls) width = std::max(width, url.size());
+  ServeReport report{settings_json(f, *kv_bytes), {}, {}, {}};
+  print_rows(r, width, report);
+  report.out["ratios"] = print_ratios(r.modes, r.http_runs.size(), report);
   if (!f.json.empty()) {
     std::ofstream file(f.json);
-    file << out.dump(2) << "\n";
+    file << report.out.dump(2) << "\n";
     if (!file) return fail(fmt::format("cannot write {}", f.json));
   }
-  for (const auto& message : failures) fail(message);
-  return failures.empty() ? 0 : 1;
+  for (const auto& message : report.failures) fail(message);
+  return report.failures.empty() ? 0 : 1;
 }
 
 }  // namespace

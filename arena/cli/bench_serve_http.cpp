@@ -1,35 +1,26 @@
-// HttpServeRun on Boost.Beast: each tick runs one io_context on the calling thread with one
-// coroutine per agent (connect, POST /v1/completions with stream: true, read the SSE events as
-// they come); every socket operation has the request's deadline (--request-timeout), so a tick
-// always ends. The probe at create() reads /v1/models (model id, owner, max_model_len) and, for
-// llama.cpp's server, /props (each slot's n_ctx).
+// HttpServeRun on the agents' HTTP client (agents/backend/http_client.h): each tick sends every
+// agent's POST /v1/completions with stream: true at once (each agent keeps its connection alive)
+// and folds each SSE event into its reply as it comes; every request has one deadline
+// (--request-timeout) covering resolve, connect, write and read, so a tick always ends. The probe
+// at create() reads /v1/models (model id, owner, max_model_len) and, for llama.cpp's server,
+// /props (each slot's n_ctx).
 #include "arena/cli/bench_serve_http.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <utility>  // before Boost.Asio 1.74's awaitable.hpp, which uses std::exchange
-//
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+#include <latch>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "agents/backend/http_client.h"
 #include "agents/backend/openai_answer.h"
 
 namespace arena::cli {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = asio::ip::tcp;
+using agents::backend::HttpClient;
+using agents::backend::HttpRequest;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -99,117 +90,62 @@ void take_completion(const json& j, Reply& r, double seconds) {
   if (j.contains("timings")) r.llama_prompt_n = int_or(j["timings"], "prompt_n", r.llama_prompt_n);
 }
 
-// Folds the complete SSE events in body[*scanned, ...) into `r`.
-void take_events(const std::string& body, size_t& scanned, Reply& r, double seconds) {
-  for (;;) {
-    const size_t end = body.find("\n\n", scanned);
-    if (end == std::string::npos) return;
-    std::istringstream event(body.substr(scanned, end - scanned));
-    scanned = end + 2;
-    for (std::string line; std::getline(event, line);) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.starts_with("error:")) {  // llama.cpp's server: an "error" event
-        r.error = agents::backend::openai_error_detail(line.substr(6));
-        continue;
-      }
-      if (!line.starts_with("data:")) continue;
-      std::string data = line.substr(5);
-      if (!data.empty() && data.front() == ' ') data.erase(0, 1);
-      if (data == "[DONE]") {
-        r.done = true;
-        continue;
-      }
-      const json j = json::parse(data, nullptr, false);
-      if (j.is_discarded()) {
-        r.error = "an SSE event is not JSON: " + data.substr(0, 120);
-        continue;
-      }
-      take_completion(j, r, seconds);
-    }
+// One line of a streamed answer's event folded into `r`.
+void take_event(std::string_view field, std::string_view value, Reply& r, double seconds) {
+  if (field == "error") {  // llama.cpp's server: an "error" event
+    r.error = agents::backend::openai_error_detail(std::string(value));
+    return;
   }
+  if (field != "data") return;
+  if (value == "[DONE]") {
+    r.done = true;
+    return;
+  }
+  const json j = json::parse(value, nullptr, false);
+  if (j.is_discarded()) {
+    r.error = "an SSE event is not JSON: " + std::string(value.substr(0, 120));
+    return;
+  }
+  take_completion(j, r, seconds);
 }
 
-std::string describe(const beast::error_code& ec, std::string_view what) {
-  if (ec == beast::error::timeout) return fmt::format("timed out {}", what);
-  return fmt::format("{}: {}", what, ec.message());
+// A request of the benchmark: `body` empty for a GET; answers of up to 64 MiB.
+HttpRequest bench_request(std::string path, std::string body, std::chrono::milliseconds timeout) {
+  HttpRequest req;
+  req.method = body.empty() ? "GET" : "POST";
+  req.path = std::move(path);
+  req.headers = {{"User-Agent", "arena-bench-serve"}};
+  if (!body.empty()) req.headers.emplace_back("Accept", "text/event-stream");
+  req.body = std::move(body);
+  req.timeout = timeout;
+  req.body_limit = 64u << 20;
+  return req;
 }
 
-// One HTTP exchange: connects, sends, and reads the answer (SSE events as they arrive).
-asio::awaitable<void> http_exchange(const tcp::resolver::results_type& endpoints, std::string host,
-                                    http::verb verb, std::string target, std::string body,
-                                    Clock::time_point deadline, Reply& r) {
-  const auto start = Clock::now();
-  auto since = [start] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  beast::tcp_stream stream(co_await asio::this_coro::executor);
-  beast::error_code ec;
-  stream.expires_at(deadline);
-  co_await stream.async_connect(endpoints, asio::redirect_error(asio::use_awaitable, ec));
-  if (ec) {
-    r.error = describe(ec, "connecting");
-    co_return;
-  }
-  http::request<http::string_body> req{verb, target, 11};
-  req.set(http::field::host, host);
-  req.set(http::field::user_agent, "arena-bench-serve");
-  if (verb == http::verb::post) {
-    req.set(http::field::content_type, "application/json");
-    req.set(http::field::accept, "text/event-stream");
-    req.body() = std::move(body);
-  }
-  req.prepare_payload();
-  stream.expires_at(deadline);
-  co_await http::async_write(stream, req, asio::redirect_error(asio::use_awaitable, ec));
-  if (ec) {
-    r.error = describe(ec, "sending the request");
-    co_return;
-  }
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(64u << 20);
-  stream.expires_at(deadline);
-  co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
-  if (ec) {
-    r.error = describe(ec, "reading the answer's header");
-    co_return;
-  }
-  r.status = static_cast<int>(parser.get().result_int());
-  const bool sse = parser.get()[http::field::content_type].starts_with("text/event-stream");
-  size_t scanned = 0;
-  while (!parser.is_done()) {
-    stream.expires_at(deadline);
-    co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
-    if (ec == http::error::end_of_stream) break;
-    if (ec) {
-      r.error = describe(ec, "reading the answer");
-      break;
-    }
-    if (sse) take_events(parser.get().body(), scanned, r, since());
-  }
-  if (sse) {
-    take_events(parser.get().body() + "\n\n", scanned, r, since());
-  } else {
-    r.body = parser.get().body();
-    if (r.status == 200 && verb == http::verb::post && r.error.empty()) {
-      // A server that ignored stream: true; its TTFT is the whole answer's time.
-      const json j = json::parse(r.body, nullptr, false);
-      if (j.is_discarded()) r.error = "the answer is not JSON: " + r.body.substr(0, 120);
-      take_completion(j, r, since());
-      r.done = r.error.empty();
-    }
-  }
-  beast::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-}
-
-// Runs `http_exchange` alone (for the probes), within the deadline.
-Reply exchange_once(const tcp::resolver::results_type& endpoints, const std::string& host, http::verb verb,
-                    const std::string& target, std::chrono::milliseconds timeout) {
-  asio::io_context io;
+// A probe's answer as a Reply (status and body, or the error).
+Reply probe(HttpClient& client, const std::string& path, std::chrono::milliseconds timeout) {
   Reply r;
-  asio::co_spawn(io, http_exchange(endpoints, host, verb, target, "", Clock::now() + timeout, r),
-                 asio::detached);
-  io.run();
+  auto answer = client.call(bench_request(path, "", timeout));
+  if (!answer) {
+    r.error = answer.error().message;
+    return r;
+  }
+  r.status = answer->status;
+  r.body = std::move(answer->body);
   return r;
+}
+
+// Folds a whole (not streamed) answer into `r`: a server that ignored stream: true, whose TTFT
+// is then the whole answer's time.
+void take_whole_answer(const agents::backend::HttpResponse& answer, Reply& r, double seconds) {
+  r.status = answer.status;
+  if (answer.content_type.starts_with("text/event-stream")) return;  // folded event by event
+  r.body = answer.body;
+  if (r.status != 200 || !r.error.empty()) return;
+  const json j = json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) r.error = "the answer is not JSON: " + r.body.substr(0, 120);
+  take_completion(j, r, seconds);
+  r.done = r.error.empty();
 }
 
 }  // namespace
@@ -219,9 +155,9 @@ struct HttpServeRun::State {
       : tokenizer(t), conversations(t, vocab, w), workload(w) {}
 
   EndpointInfo info;
-  std::string host_header, completions_path;
-  bool llama_native = false;  // llama.cpp's /completion instead of /v1/completions
-  tcp::resolver::results_type endpoints;
+  std::string completions_path;  // below the server's root (the client's base path)
+  bool llama_native = false;     // llama.cpp's /completion instead of /v1/completions
+  std::unique_ptr<HttpClient> client;
   std::chrono::milliseconds timeout{300000};
   const engine::Tokenizer& tokenizer;
   engine::ServeConversations conversations;
@@ -236,6 +172,13 @@ struct HttpServeRun::State {
     ++totals.failed;
     ++failures[message];
   }
+  // Reads the model (and its context, when the server says) from /v1/models and /props; an error
+  // a user can act on when the server does not answer or lists no model.
+  std::expected<void, std::string> probe_models(const std::string& base);
+  // The request body of a completion of `prompt` (llama.cpp's /completion or /v1/completions).
+  std::string completion_body(const std::vector<engine::TokenId>& prompt) const;
+  // Folds agent `a`'s reply into the totals and appends its answer to its conversation.
+  void take_reply(size_t a, const Reply& r, size_t prompt_size);
 };
 
 std::vector<std::string> split_endpoints(const std::vector<std::string>& items) {
@@ -256,41 +199,11 @@ std::optional<std::string> endpoint_url_error(const std::string& url) {
   return std::nullopt;
 }
 
-std::expected<std::unique_ptr<HttpServeRun>, std::string> HttpServeRun::create(
-    const std::string& url, const engine::Tokenizer& tokenizer, int32_t vocab,
-    const engine::ServeWorkload& workload, std::chrono::milliseconds timeout) {
-  auto target = agents::backend::parse_http_url(url);
-  if (!target) return std::unexpected(target.error());  // checked by endpoint_url_error already
-  auto state = std::make_unique<State>(tokenizer, vocab, workload);
-  state->info.url = url;
-  state->timeout = timeout;
-  std::string base = target->base_path;  // the server's root: a trailing /v1 is dropped
-  if (base.ends_with("/v1")) base.resize(base.size() - 3);
-  state->completions_path = base + "/v1/completions";
-  state->host_header = fmt::format("{}:{}", target->host, target->port);
-
-  // Resolve (a numeric address needs no lookup; a name's lookup gets the timeout too).
-  {
-    asio::io_context io;
-    tcp::resolver resolver(io);
-    beast::error_code ec;
-    bool resolved = false;
-    resolver.async_resolve(target->host, std::to_string(target->port),
-                           [&](const beast::error_code& e, tcp::resolver::results_type results) {
-                             ec = e;
-                             state->endpoints = std::move(results);
-                             resolved = true;
-                           });
-    io.run_for(timeout);
-    if (!resolved) return std::unexpected(fmt::format("{}: looking up '{}' timed out", url, target->host));
-    if (ec)
-      return std::unexpected(fmt::format("{}: cannot resolve '{}': {}", url, target->host, ec.message()));
-  }
-
+std::expected<void, std::string> HttpServeRun::State::probe_models(const std::string& base) {
+  const std::string& url = info.url;
   // The probes get at most 30 s: a server that takes longer to list its models is not ready.
   const auto probe_timeout = std::min(timeout, std::chrono::milliseconds(30000));
-  const Reply models = exchange_once(state->endpoints, state->host_header, http::verb::get,
-                                     base + "/v1/models", probe_timeout);
+  const Reply models = probe(*client, "/v1/models", probe_timeout);
   if (!models.error.empty())
     return std::unexpected(fmt::format("{} does not answer (GET {}/v1/models: {}); is the server running?",
                                        url, base, models.error));
@@ -306,28 +219,45 @@ std::expected<std::unique_ptr<HttpServeRun>, std::string> HttpServeRun::create(
                     "OpenAI-compatible server?",
                     url, base));
   const json& m = list["data"][0];
-  state->info.model_id = m["id"];
-  state->info.owned_by = m.value("owned_by", json("")).is_string() ? m.value("owned_by", "") : "";
+  info.model_id = m["id"];
+  info.owned_by = m.value("owned_by", json("")).is_string() ? m.value("owned_by", "") : "";
   if (int64_t n = int_or(m, "max_model_len", 0); n > 0) {
-    state->info.context = n;
-    state->info.context_source = "/v1/models max_model_len";
+    info.context = n;
+    info.context_source = "/v1/models max_model_len";
   }
   // llama.cpp's server: /props gives each slot's context (-c divided by -np).
-  const Reply props =
-      exchange_once(state->endpoints, state->host_header, http::verb::get, base + "/props", probe_timeout);
+  const Reply props = probe(*client, "/props", probe_timeout);
   if (props.error.empty() && props.status == 200) {
     const json p = json::parse(props.body, nullptr, false);
     if (!p.is_discarded() && p.is_object() && p.contains("default_generation_settings"))
       if (int64_t n = int_or(p["default_generation_settings"], "n_ctx", 0); n > 0) {
-        state->info.context = n;
-        state->info.context_source = "/props n_ctx (llama-server: -c / -np)";
+        info.context = n;
+        info.context_source = "/props n_ctx (llama-server: -c / -np)";
       }
   }
+  return {};
+}
+
+std::expected<std::unique_ptr<HttpServeRun>, std::string> HttpServeRun::create(
+    const std::string& url, const engine::Tokenizer& tokenizer, int32_t vocab,
+    const engine::ServeWorkload& workload, std::chrono::milliseconds timeout) {
+  auto target = agents::backend::parse_http_url(url);
+  if (!target) return std::unexpected(target.error());  // checked by endpoint_url_error already
+  auto state = std::make_unique<State>(tokenizer, vocab, workload);
+  state->info.url = url;
+  state->timeout = timeout;
+  std::string base = target->base_path;  // the server's root: a trailing /v1 is dropped
+  if (base.ends_with("/v1")) base.resize(base.size() - 3);
+  target->base_path = base;
+  // Every agent keeps its connection between ticks, as agents of a tournament do.
+  state->client =
+      std::make_unique<HttpClient>(*target, static_cast<size_t>(std::max(1, workload.num_agents)));
+  if (auto probed = state->probe_models(base); !probed) return std::unexpected(probed.error());
   // llama.cpp's server takes token-id prompts only on its own /completion (its /v1/completions
   // wants text), which also returns each chunk's token ids.
   state->llama_native = state->info.owned_by == "llamacpp";
-  if (state->llama_native) state->completions_path = base + "/completion";
-  state->info.route = state->completions_path;
+  state->completions_path = state->llama_native ? "/completion" : "/v1/completions";
+  state->info.route = base + state->completions_path;
   const int64_t need = engine::serve_workload_context_tokens(workload);
   if (state->info.context > 0 && need > state->info.context)
     return std::unexpected(fmt::format(
@@ -345,14 +275,65 @@ const EndpointInfo& HttpServeRun::info() const {
   return state_->info;
 }
 
+std::string HttpServeRun::State::completion_body(const std::vector<engine::TokenId>& prompt) const {
+  const int32_t g = workload.gen_tokens;
+  const json body = llama_native ? json{{"prompt", prompt},     {"n_predict", g}, {"temperature", 0},
+                                        {"ignore_eos", true},   {"stream", true}, {"cache_prompt", true},
+                                        {"return_tokens", true}}
+                                 : json{{"model", info.model_id},
+                                        {"prompt", prompt},
+                                        {"max_tokens", g},
+                                        {"temperature", 0},
+                                        {"ignore_eos", true},
+                                        {"stream", true},
+                                        {"stream_options", {{"include_usage", true}}},
+                                        {"return_token_ids", true},
+                                        {"return_tokens", true}};
+  return body.dump();
+}
+
+void HttpServeRun::State::take_reply(size_t a, const Reply& r, size_t prompt_size) {
+  const int32_t g = workload.gen_tokens;
+  // The answer as token ids when the server gave them all, else its text re-tokenized.
+  std::vector<engine::TokenId> answer;
+  if (r.have_ids && (r.completion_tokens < 0 || std::cmp_equal(r.ids.size(), r.completion_tokens))) {
+    answer = r.ids;
+    ++answers_as_ids;
+  } else if (!r.text.empty()) {
+    answer = tokenizer.encode(r.text, false, false);
+    ++answers_as_text;
+  }
+  conversations.append_answer(a, answer);
+  const int64_t generated = r.completion_tokens >= 0 ? r.completion_tokens
+                            : r.have_ids             ? static_cast<int64_t>(r.ids.size())
+                                                     : static_cast<int64_t>(answer.size());
+  if (!r.error.empty() && r.status == 0) return fail(r.error);
+  if (r.status != 200)
+    return fail(fmt::format("HTTP {}: {}", r.status, agents::backend::openai_error_detail(r.body)));
+  totals.generated_tokens += generated;
+  if (!r.error.empty()) return fail(r.error);
+  if (!r.done) return fail("the stream ended before data: [DONE]");
+  if (r.finish_reason != "length" || generated != g)
+    return fail(fmt::format("finished with '{}' after {} tokens, not 'length' after {}", r.finish_reason,
+                            generated, g));
+  if (r.ttft >= 0) ttft.push_back(r.ttft);
+  const int64_t prompt = r.prompt_tokens >= 0 ? r.prompt_tokens : static_cast<int64_t>(prompt_size);
+  if (r.cached_tokens >= 0) {
+    hit_prompt += prompt;
+    hit_cached += r.cached_tokens;
+  } else if (r.llama_prompt_n >= 0 && r.prompt_tokens >= 0) {
+    hit_prompt += prompt;
+    hit_cached += std::max<int64_t>(0, prompt - r.llama_prompt_n);
+  }
+}
+
 double HttpServeRun::run_tick() {
   State& s = *state_;
   const int32_t g = s.workload.gen_tokens;
   const auto start = Clock::now();
   const auto& prompts = s.conversations.next_tick();
-  std::vector<Reply> replies(prompts.size());
-  std::vector<bool> sent(prompts.size(), false);
-  asio::io_context io;
+  std::vector<Reply> replies(prompts.size());  // each written on the client's thread until it is done
+  std::vector<size_t> to_send;
   for (size_t a = 0; a < prompts.size(); ++a) {
     s.totals.prompt_tokens += static_cast<int64_t>(prompts[a].size());
     const auto need = static_cast<int64_t>(prompts[a].size()) + g;
@@ -361,77 +342,30 @@ double HttpServeRun::run_tick() {
                          prompts[a].size(), g, s.info.context, s.info.context_source));
       continue;
     }
-    const json body = s.llama_native ? json{{"prompt", prompts[a]}, {"n_predict", g}, {"temperature", 0},
-                                            {"ignore_eos", true},   {"stream", true}, {"cache_prompt", true},
-                                            {"return_tokens", true}}
-                                     : json{{"model", s.info.model_id},
-                                            {"prompt", prompts[a]},
-                                            {"max_tokens", g},
-                                            {"temperature", 0},
-                                            {"ignore_eos", true},
-                                            {"stream", true},
-                                            {"stream_options", {{"include_usage", true}}},
-                                            {"return_token_ids", true},
-                                            {"return_tokens", true}};
-    asio::co_spawn(io,
-                   http_exchange(s.endpoints, s.host_header, http::verb::post, s.completions_path,
-                                 body.dump(), Clock::now() + s.timeout, replies[a]),
-                   asio::detached);
-    sent[a] = true;
+    to_send.push_back(a);
   }
-  io.run();  // every operation has its deadline: this ends
+  std::latch answered(static_cast<std::ptrdiff_t>(to_send.size()));
+  for (size_t a : to_send) {
+    const auto sent_at = Clock::now();
+    auto since = [sent_at] { return std::chrono::duration<double>(Clock::now() - sent_at).count(); };
+    Reply& r = replies[a];
+    HttpRequest req = bench_request(s.completions_path, s.completion_body(prompts[a]), s.timeout);
+    req.on_event = [&r, since](std::string_view field, std::string_view value) {
+      take_event(field, value, r, since());
+    };
+    s.client->send(std::move(req), [&r, &answered, since](auto answer) {
+      if (answer)
+        take_whole_answer(*answer, r, since());
+      else
+        r.error = answer.error().message;
+      answered.count_down();
+    });
+  }
+  answered.wait();  // every request has its deadline: this ends
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   s.totals.seconds += seconds;
   s.totals.num_requests += static_cast<int64_t>(prompts.size());
-
-  for (size_t a = 0; a < replies.size(); ++a) {
-    if (!sent[a]) continue;
-    Reply& r = replies[a];
-    // The answer as token ids when the server gave them all, else its text re-tokenized.
-    std::vector<engine::TokenId> answer;
-    if (r.have_ids && (r.completion_tokens < 0 || std::cmp_equal(r.ids.size(), r.completion_tokens))) {
-      answer = r.ids;
-      ++s.answers_as_ids;
-    } else if (!r.text.empty()) {
-      answer = s.tokenizer.encode(r.text, false, false);
-      ++s.answers_as_text;
-    }
-    s.conversations.append_answer(a, answer);
-    const int64_t generated = r.completion_tokens >= 0 ? r.completion_tokens
-                              : r.have_ids             ? static_cast<int64_t>(r.ids.size())
-                                                       : static_cast<int64_t>(answer.size());
-    if (!r.error.empty() && r.status == 0) {
-      s.fail(r.error);
-      continue;
-    }
-    if (r.status != 200) {
-      s.fail(fmt::format("HTTP {}: {}", r.status, agents::backend::openai_error_detail(r.body)));
-      continue;
-    }
-    s.totals.generated_tokens += generated;
-    if (!r.error.empty()) {
-      s.fail(r.error);
-      continue;
-    }
-    if (!r.done) {
-      s.fail("the stream ended before data: [DONE]");
-      continue;
-    }
-    if (r.finish_reason != "length" || generated != g) {
-      s.fail(fmt::format("finished with '{}' after {} tokens, not 'length' after {}", r.finish_reason,
-                         generated, g));
-      continue;
-    }
-    if (r.ttft >= 0) s.ttft.push_back(r.ttft);
-    const int64_t prompt = r.prompt_tokens >= 0 ? r.prompt_tokens : static_cast<int64_t>(prompts[a].size());
-    if (r.cached_tokens >= 0) {
-      s.hit_prompt += prompt;
-      s.hit_cached += r.cached_tokens;
-    } else if (r.llama_prompt_n >= 0 && r.prompt_tokens >= 0) {
-      s.hit_prompt += prompt;
-      s.hit_cached += std::max<int64_t>(0, prompt - r.llama_prompt_n);
-    }
-  }
+  for (size_t a : to_send) s.take_reply(a, replies[a], prompts[a].size());
   return seconds;
 }
 

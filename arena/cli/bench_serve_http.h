@@ -1,11 +1,12 @@
-// The agent workload of `arena bench serve` (engine/core/serve_workload.h) against an
+// The agent workload of `arena bench serve` (engine/tools/serve_workload.h) against an
 // OpenAI-compatible server (arena serve, llama-server, vLLM): the same prompts as token-id
 // arrays to /v1/completions (llama-server: its own /completion, as its /v1/completions takes
 // only text prompts), streamed (SSE, TTFT at the first content chunk), max_tokens G,
 // temperature 0, ignore_eos, all N requests of a tick in flight at once. Each answer is appended
 // to its conversation as the token ids the server returned (return_token_ids / return_tokens)
 // or, when it returns none, as its text re-tokenized with the local model's tokenizer. Every
-// wait (resolve, connect, write, read) has a deadline; Beast lives in the .cpp only.
+// wait (resolve, connect, write, read) has a deadline. The requests go through the agents' HTTP
+// client (agents/backend/http_client.h), SSE reading included.
 #pragma once
 
 #include <chrono>
@@ -18,7 +19,7 @@
 #include <vector>
 
 #include "engine/api.h"
-#include "engine/core/serve_workload.h"
+#include "engine/tools/serve_workload.h"
 
 namespace arena::cli {
 

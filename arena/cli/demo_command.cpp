@@ -88,58 +88,53 @@ void settle(Table& t, int index, const agents::Agent& agent, int max_plies) {
     t.result = fmt::format("unfinished after {} plies", max_plies);
 }
 
-int run_demo(const DemoFlags& f) {
-  fmt::print(
-      "arena demo: LLM self-play through the batching engine ({} {} games at once, model {}, mode {}, "
-      "history {}).\n\n",
-      f.num_games, f.game, f.model, agents::to_string(f.mode), agents::to_string(f.history));
-  auto model = engine::LoadedModel::open(f.model, engine::ModelOptions{f.threads, ""});
-  if (!model) return demo_fail(model.error().message);
-  engine::EngineConfig config;
-  config.cache.kv_cache_bytes = size_t{256} << 20;
-  config.logger = [](std::string_view line) { spdlog::info("engine: {}", line); };
-  auto engine = (*model)->create_engine(config);
-  if (!engine) return demo_fail(engine.error().message);
-  const agents::ModelBinding binding{"demo", model->get(), engine->get()};
-  agents::AgentEnvironment env;
-  env.find_model = [&](const std::string& name) { return name == binding.name ? &binding : nullptr; };
+// An LLM agent of the demo's model ("demo" in `env`) with the flags' settings and its own seed.
+std::expected<std::unique_ptr<agents::Agent>, std::string> make_agent(const DemoFlags& f,
+                                                                      const agents::AgentEnvironment& env,
+                                                                      const std::string& name,
+                                                                      uint64_t seed) {
+  agents::LlmAgentConfig c;
+  c.model = "demo";
+  c.temperature = f.temperature;
+  c.seed = seed;
+  c.mode = f.mode;
+  c.history = f.history;
+  c.reasoning_tokens = f.reasoning_tokens;
+  agents::AgentConfig a;
+  a.name = name;
+  a.params = c;
+  auto agent = agents::make_llm_agent(a, env);
+  if (!agent) return std::unexpected(agent.error().message);
+  return std::move(*agent);
+}
 
+// The games at their start, each with its own pair of agents (same prompts, own sampling seeds,
+// so games differ), told that the game begins.
+std::expected<std::vector<Table>, std::string> seat_tables(const DemoFlags& f,
+                                                           const agents::AgentEnvironment& env) {
   const bool chess = !games::is_janggi(f.game);
-  auto make = [&](const std::string& name,
-                  uint64_t seed) -> std::expected<std::unique_ptr<agents::Agent>, std::string> {
-    agents::LlmAgentConfig c;
-    c.model = "demo";
-    c.temperature = f.temperature;
-    c.seed = seed;
-    c.mode = f.mode;
-    c.history = f.history;
-    c.reasoning_tokens = f.reasoning_tokens;
-    agents::AgentConfig a;
-    a.name = name;
-    a.params = c;
-    auto agent = agents::make_llm_agent(a, env);
-    if (!agent) return std::unexpected(agent.error().message);
-    return std::move(*agent);
-  };
-  // Each game gets its own pair of agents (same prompts, own sampling seeds), so games differ.
   std::vector<Table> tables(static_cast<size_t>(f.num_games));
   for (size_t i = 0; i < tables.size(); ++i) {
     auto game = games::make_game(f.game);
-    if (!game) return demo_fail(game.error().message);
+    if (!game) return std::unexpected(game.error().message);
     tables[i].game = std::move(*game);
-    auto first = make(chess ? "white" : "cho", f.seed + 2 * i);
-    auto second = make(chess ? "black" : "han", f.seed + 2 * i + 1);
-    if (!first) return demo_fail(first.error());
-    if (!second) return demo_fail(second.error());
+    auto first = make_agent(f, env, chess ? "white" : "cho", f.seed + 2 * i);
+    auto second = make_agent(f, env, chess ? "black" : "han", f.seed + 2 * i + 1);
+    if (!first) return std::unexpected(first.error());
+    if (!second) return std::unexpected(second.error());
     tables[i].first = std::move(*first);
     tables[i].second = std::move(*second);
     const std::string fen = tables[i].game->fen(), id = fmt::format("demo-{}", i + 1);
     (void)tables[i].first->new_game({id, f.game, fen, games::Side::First, tables[i].second->name()});
     (void)tables[i].second->new_game({id, f.game, fen, games::Side::Second, tables[i].first->name()});
   }
+  return tables;
+}
 
+// Plays every game to its end: asks the side to move of each idle game, settles each answer as it
+// resolves, and sleeps (at most a second) while every game waits for the engine.
+void play_tables(std::vector<Table>& tables, int max_plies) {
   Wakeup wakeup;
-  const auto start = std::chrono::steady_clock::now();
   for (bool busy = true; busy;) {
     busy = false;
     int64_t seen = 0;
@@ -163,7 +158,7 @@ int run_demo(const DemoFlags& f) {
         request.on_ready = [&wakeup] { wakeup.notify(); };
         t.pending = agent.start_move(request);
       } else if (t.pending->ready()) {
-        settle(t, static_cast<int>(i), agent, f.max_plies);
+        settle(t, static_cast<int>(i), agent, max_plies);
         if (!t.result.empty()) {
           t.first->end_game({"*", t.result});
           t.second->end_game({"*", t.result});
@@ -177,23 +172,48 @@ int run_demo(const DemoFlags& f) {
       wakeup.cv.wait_for(lock, std::chrono::seconds(1), [&] { return wakeup.count != seen; });
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
+// Each game's result and moves, then the engine's figures over the `seconds` of play.
+void print_summary(const std::vector<Table>& tables, const engine::MetricsSnapshot& m, double seconds) {
   fmt::print("\n");
   for (size_t i = 0; i < tables.size(); ++i) {
     std::string line;
     const auto moves = tables[i].game->moves_human();
-    for (size_t m = 0; m < moves.size(); ++m)
-      line += (m % 2 == 0 ? fmt::format("{}. ", m / 2 + 1) : std::string()) + moves[m] + " ";
+    for (size_t n = 0; n < moves.size(); ++n)
+      line += (n % 2 == 0 ? fmt::format("{}. ", n / 2 + 1) : std::string()) + moves[n] + " ";
     fmt::print("game {}: {}\n  {}\n", i + 1, tables[i].result, line);
   }
-  const engine::MetricsSnapshot m = (*engine)->metrics();
   fmt::print(
       "\nengine: {} requests in {:.1f} s ({:.1f} req/s), {} forward passes, mean batch {:.1f} sequences,\n"
       "        prefix cache hit rate {:.1f}% of {} prompt tokens, TTFT p50 {:.0f} ms, KV blocks peak {}/{}\n",
       m.num_requests_finished, seconds, m.num_requests_finished / seconds, m.num_steps, m.batch_size.mean(),
       100 * m.prefix_hit_rate(), m.prefix_cache_queries, 1e3 * m.time_to_first_token.quantile(0.5),
       m.kv_blocks_peak, m.kv_blocks_total);
+}
+
+int run_demo(const DemoFlags& f) {
+  fmt::print(
+      "arena demo: LLM self-play through the batching engine ({} {} games at once, model {}, mode {}, "
+      "history {}).\n\n",
+      f.num_games, f.game, f.model, agents::to_string(f.mode), agents::to_string(f.history));
+  auto model = engine::LoadedModel::open(f.model, engine::ModelOptions{f.threads, ""});
+  if (!model) return demo_fail(model.error().message);
+  engine::EngineConfig config;
+  config.cache.kv_cache_bytes = size_t{256} << 20;
+  config.logger = [](std::string_view line) { spdlog::info("engine: {}", line); };
+  auto engine = (*model)->create_engine(config);
+  if (!engine) return demo_fail(engine.error().message);
+  const agents::ModelBinding binding{"demo", model->get(), engine->get()};
+  agents::AgentEnvironment env;
+  env.find_model = [&](const std::string& name) { return name == binding.name ? &binding : nullptr; };
+
+  auto tables = seat_tables(f, env);
+  if (!tables) return demo_fail(tables.error());
+  const auto start = std::chrono::steady_clock::now();
+  play_tables(*tables, f.max_plies);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  print_summary(*tables, (*engine)->metrics(), seconds);
   return 0;
 }
 

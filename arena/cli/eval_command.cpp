@@ -1,5 +1,5 @@
 // `arena eval --model M --cases FILE [--threads T]`: runs conformance cases (logits and tokenize
-// lines, see engine/model/eval_cases.h) on a GGUF model and prints one JSON line per case in the
+// lines, see engine/tools/eval_cases.h) on a GGUF model and prints one JSON line per case in the
 // schema of ../shared/testdata/reference/*.jsonl. A bad model, cases file or line exits 1 with
 // the file (and line) and the problem.
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "arena/cli/command.h"
-#include "engine/model/eval_cases.h"
+#include "engine/tools/eval_cases.h"
 
 namespace arena::cli {
 

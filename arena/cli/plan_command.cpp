@@ -1,7 +1,7 @@
 // `arena plan --model M [--context N] [--agents K] [--memory BYTES] [--kv-dtype f16|q8_0|f32]`:
 // KV bytes per token, weight bytes, KV per request at that context, how many concurrent
 // requests fit in the memory given, and what memory K agents need. Reads only the GGUF
-// metadata and tensor table (engine/planner/capacity_planner.h); no weights are loaded.
+// metadata and tensor table (engine/tools/capacity_planner.h); no weights are loaded.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "arena/cli/command.h"
-#include "engine/planner/capacity_planner.h"
+#include "engine/tools/capacity_planner.h"
 
 namespace arena::cli {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "arena/cli/command.h"
-#include "engine/synth/synthesize.h"
+#include "engine/tools/synth/synthesize.h"
 
 namespace arena::cli {
 

@@ -13,7 +13,7 @@
 
 #include "arena/cli/command.h"
 #include "engine/api.h"
-#include "engine/tokenizer/tokenizer_cases.h"
+#include "engine/tools/tokenizer_cases.h"
 
 namespace arena::cli {
 

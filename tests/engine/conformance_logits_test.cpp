@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/model/eval_cases.h"
 #include "engine/model/sequence_runner.h"
 #include "engine/model/transformer.h"
+#include "engine/tools/eval_cases.h"
 #include "tests/common/testdata.h"
 
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/model/eval_cases.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tools/eval_cases.h"
 #include "tests/common/testdata.h"
 
 TEST_CASE("Tokenize cases match llama.cpp on every test model", "[engine]") {

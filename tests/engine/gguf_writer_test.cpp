@@ -1,7 +1,7 @@
 // GGUF writer: every metadata type and tensors of several types read back through GgufFile with
 // the same values, offsets aligned and bytes intact; streaming in pieces writes the same file; bad
 // declarations and short or long data give errors and leave no file behind.
-#include "engine/gguf/gguf_writer.h"
+#include "engine/tools/gguf_writer.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

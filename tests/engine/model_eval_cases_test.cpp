@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "engine/model/eval_cases.h"
+#include "engine/tools/eval_cases.h"
 
 TEST_CASE("Case files parse into logits and tokenize cases", "[engine]") {
   const auto cases = engine::parse_eval_cases(

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/gguf_writer.h"
-#include "engine/synth/synthesize.h"
+#include "engine/tools/gguf_writer.h"
+#include "engine/tools/synth/synthesize.h"
 
 namespace engine::test {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/gguf_writer.h"
-#include "engine/planner/capacity_planner.h"
+#include "engine/tools/capacity_planner.h"
+#include "engine/tools/gguf_writer.h"
 
 using namespace engine;
 

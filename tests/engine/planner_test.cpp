@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/planner/capacity_planner.h"
+#include "engine/tools/capacity_planner.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "tests/common/testdata.h"
 #include "tests/engine/model_test_files.h"

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <string>
 
-#include "engine/synth/model_shape.h"
-#include "engine/synth/synthesize.h"
+#include "engine/tools/synth/model_shape.h"
+#include "engine/tools/synth/synthesize.h"
 
 using namespace engine::synth;
 

@@ -1,7 +1,7 @@
 // Model synthesis: tiny models of every architecture and dtype read back with llama.cpp's keys,
 // tensor names, shapes, types and sizes; same seed -> same bytes; weights with the intended
 // statistics; llama.cpp's quantizer fallbacks; clear errors; and a built-in vocabulary that is
-// consistent (every merge's result a token) and that the project's tokenizer round-trips.
+// run through the engine (the vocabulary: synth_vocab_test.cpp).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -10,14 +10,15 @@
 #include <set>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/gguf_writer.h"
 #include "engine/model/model.h"
 #include "engine/model/sequence_runner.h"
-#include "engine/synth/byte_level_bpe.h"
-#include "engine/synth/synth_vocab.h"
-#include "engine/synth/synthesize.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tools/gguf_writer.h"
+#include "engine/tools/synth/byte_level_bpe.h"
+#include "engine/tools/synth/synth_vocab.h"
+#include "engine/tools/synth/synthesize.h"
 #include "tests/common/testdata.h"
+#include "tests/engine/synth_test_options.h"
 
 namespace {
 
@@ -26,23 +27,8 @@ using engine::synth::Arch;
 using engine::synth::SynthDtype;
 using kernels::GgmlType;
 namespace synth = engine::synth;
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("arena_synth_test_" + name)).string();
-}
-
-synth::SynthOptions tiny_options(Arch arch, SynthDtype dtype, const std::string& name) {
-  synth::ShapeOverrides o;
-  o.arch = arch;
-  auto shape = synth::resolve_shape("tiny", o);
-  REQUIRE(shape.has_value());
-  synth::SynthOptions options;
-  options.shape = *shape;
-  options.dtype = dtype;
-  options.seed = 1;
-  options.output_path = temp_path(name);
-  return options;
-}
+using arena::test::synth_temp_path;
+using arena::test::tiny_synth_options;
 
 std::vector<char> read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -105,7 +91,7 @@ TEST_CASE("Synthesized tiny models carry llama.cpp's keys, tensor names, shapes 
          {SynthDtype::F32, SynthDtype::F16, SynthDtype::BF16, SynthDtype::Q8_0, SynthDtype::Q4_K}) {
       const std::string a = synth::to_string(arch);
       INFO(a << " " << synth::to_string(dtype));
-      auto options = tiny_options(arch, dtype, "tiny.gguf");
+      auto options = tiny_synth_options(arch, dtype, "tiny.gguf");
       auto result = synth::synthesize(options);
       REQUIRE(result.has_value());
       CHECK(result->notes.empty());
@@ -164,9 +150,9 @@ TEST_CASE("Synthesized tiny models carry llama.cpp's keys, tensor names, shapes 
 }
 
 TEST_CASE("Synthesis is deterministic in the seed and independent of the thread count", "[engine]") {
-  auto a = tiny_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_a.gguf");
-  auto b = tiny_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_b.gguf");
-  auto c = tiny_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_c.gguf");
+  auto a = tiny_synth_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_a.gguf");
+  auto b = tiny_synth_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_b.gguf");
+  auto c = tiny_synth_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_c.gguf");
   a.num_threads = 1;
   b.num_threads = 3;
   c.seed = 2;
@@ -182,7 +168,7 @@ TEST_CASE("Synthesis is deterministic in the seed and independent of the thread 
 }
 
 TEST_CASE("Synthesized weights have the intended statistics", "[engine]") {
-  auto options = tiny_options(Arch::Qwen2, SynthDtype::F32, "stats.gguf");
+  auto options = tiny_synth_options(Arch::Qwen2, SynthDtype::F32, "stats.gguf");
   REQUIRE(synth::synthesize(options));
   auto f = GgufFile::open(options.output_path);
   REQUIRE(f.has_value());
@@ -206,7 +192,7 @@ TEST_CASE("Synthesized weights have the intended statistics", "[engine]") {
 }
 
 TEST_CASE("Tied embeddings drop output.weight; q4_k stores token_embd as Q6_K then", "[engine]") {
-  auto options = tiny_options(Arch::Llama, SynthDtype::Q4_K, "tied.gguf");
+  auto options = tiny_synth_options(Arch::Llama, SynthDtype::Q4_K, "tied.gguf");
   options.shape.tied_embeddings = true;
   REQUIRE(synth::synthesize(options));
   auto f = GgufFile::open(options.output_path);
@@ -231,7 +217,7 @@ TEST_CASE("q4_k falls back as llama.cpp does for rows that are not a multiple of
   synth::SynthOptions options;
   options.shape = *shape;
   options.dtype = SynthDtype::Q4_K;
-  options.output_path = temp_path("fallback.gguf");
+  options.output_path = synth_temp_path("fallback.gguf");
   auto result = synth::synthesize(options);
   REQUIRE(result.has_value());
   CHECK(std::find(
@@ -306,7 +292,7 @@ TEST_CASE("Synthesis rejects bad shapes and options with a message naming the ru
   o.num_layers = 0;
   CHECK(error("tiny", o) == "layers must be positive (got 0)");
 
-  auto options = tiny_options(Arch::Llama, SynthDtype::Q8_0, "bad.gguf");
+  auto options = tiny_synth_options(Arch::Llama, SynthDtype::Q8_0, "bad.gguf");
   options.shape.embd = 200;  // 4 heads of 50
   options.shape.head_dim = 50;
   auto bad = synth::synthesize(options);
@@ -315,7 +301,7 @@ TEST_CASE("Synthesis rejects bad shapes and options with a message naming the ru
             "tensor 'token_embd.weight': row length 200 is not a multiple of 32, which q8_0 "
             "needs") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(options.output_path));
-  options = tiny_options(Arch::Llama, SynthDtype::F16, "bad.gguf");
+  options = tiny_synth_options(Arch::Llama, SynthDtype::F16, "bad.gguf");
   options.shape.vocab = 100;
   CHECK(synth::check_options(options).error().message.find("too small for the built-in tokenizer") !=
         std::string::npos);
@@ -326,179 +312,10 @@ TEST_CASE("Synthesis rejects bad shapes and options with a message naming the ru
   CHECK(synth::synthesize(options).error().message.find("cannot create") != std::string::npos);
 }
 
-TEST_CASE("A tokenizer file's tokenizer keys are copied and decide the vocabulary size", "[engine]") {
-  auto source = tiny_options(Arch::Llama, SynthDtype::F16, "vocab_source.gguf");
-  REQUIRE(synth::synthesize(source));
-
-  auto copy = tiny_options(Arch::Qwen2, SynthDtype::Q8_0, "vocab_copy.gguf");
-  copy.tokenizer_path = source.output_path;
-  copy.shape.vocab = 0;
-  auto result = synth::synthesize(copy);
-  REQUIRE(result.has_value());
-  CHECK(result->shape.vocab == 1024);
-  auto from = GgufFile::open(source.output_path);
-  auto to = GgufFile::open(copy.output_path);
-  REQUIRE(from.has_value());
-  REQUIRE(to.has_value());
-  for (const auto& [key, value] : from->metadata())
-    if (key.starts_with("tokenizer.")) CHECK(to->find(key) != nullptr);
-  CHECK(to->get_string_array("tokenizer.ggml.merges") == from->get_string_array("tokenizer.ggml.merges"));
-
-  copy.shape.vocab = 1000;
-  copy.vocab_given = true;
-  auto mismatch = synth::synthesize(copy);
-  REQUIRE_FALSE(mismatch.has_value());
-  CHECK(mismatch.error().message.find("--vocab 1000 disagrees with the 1024 tokens of") != std::string::npos);
-
-  engine::gguf::GgufWriter empty;
-  const auto empty_path = temp_path("no_vocab.gguf");
-  REQUIRE(empty.write_file(empty_path, {}));
-  copy.tokenizer_path = empty_path;
-  copy.vocab_given = false;
-  CHECK(synth::synthesize(copy).error().message.find("no tokenizer.ggml.tokens") != std::string::npos);
-  for (const auto& p : {source.output_path, copy.output_path, empty_path}) std::filesystem::remove(p);
-}
-
-TEST_CASE("A real vocabulary file can be copied", "[engine]") {
-  ARENA_REQUIRE_TESTDATA(vocab, "tokenizers/ggml-vocab-gpt-2.gguf");
-  synth::ShapeOverrides o;
-  o.arch = Arch::Llama;
-  o.num_layers = 1;
-  o.embd = 32;
-  o.num_heads = 1;
-  o.ffn = 32;
-  auto shape = synth::resolve_shape(std::nullopt, o);
-  REQUIRE(shape.has_value());
-  synth::SynthOptions options;
-  options.shape = *shape;
-  options.dtype = SynthDtype::Q8_0;
-  options.tokenizer_path = vocab.string();
-  options.output_path = temp_path("gpt2_vocab.gguf");
-  auto result = synth::synthesize(options);
-  REQUIRE(result.has_value());
-  auto f = GgufFile::open(options.output_path);
-  REQUIRE(f.has_value());
-  CHECK(f->get_string("tokenizer.ggml.pre") == "gpt-2");
-  const auto n = static_cast<int64_t>(f->get_string_array("tokenizer.ggml.tokens")->size());
-  CHECK(f->find_tensor("token_embd.weight")->dims == std::vector<int64_t>{32, n});
-  CHECK(f->get_int("llama.vocab_size") == n);
-  std::filesystem::remove(options.output_path);
-}
-
-TEST_CASE("A corpus replaces the built-in one: its frequent words become tokens", "[engine]") {
-  std::string corpus;
-  for (int i = 0; i < 50; ++i) corpus += "8 r.bqkb.r\n6 ........\nLegal moves: Nf3 Nc3 e4\n";
-  auto v = synth::build_builtin_vocab(300, corpus);
-  REQUIRE(v.has_value());
-  CHECK(static_cast<int64_t>(v->tokens.size()) == 300);
-  const std::set<std::string> tokens(v->tokens.begin(), v->tokens.end());
-  CHECK(tokens.count("........"));
-  CHECK(tokens.count("Legal"));
-  auto builtin = synth::build_builtin_vocab(300);
-  REQUIRE(builtin.has_value());
-  CHECK(builtin->merges != v->merges);
-}
-
-TEST_CASE("The built-in vocabulary is a consistent byte-level BPE vocabulary", "[engine]") {
-  for (int64_t size : {259, 300, 1024, 4000}) {
-    INFO(size);
-    auto v = synth::build_builtin_vocab(size);
-    REQUIRE(v.has_value());
-    REQUIRE(static_cast<int64_t>(v->tokens.size()) == size);
-    REQUIRE(v->token_types.size() == v->tokens.size());
-    CHECK(std::set<std::string>(v->tokens.begin(), v->tokens.end()).size() == v->tokens.size());
-    CHECK(v->tokens[0] == "!");
-    CHECK(v->tokens[255] == "\xC5\x83");  // byte 0xAD, the last of GPT-2's order: U+0143
-    CHECK(v->tokens[v->bos] == "<|endoftext|>");
-    CHECK(v->tokens[v->bos + 1] == "<|im_start|>");
-    CHECK(v->tokens[v->eos] == "<|im_end|>");
-    CHECK(v->bos == 256 + v->num_learned);
-    CHECK(v->padding == v->bos);
-    for (size_t i = 0; i < v->tokens.size(); ++i) {
-      const auto id = static_cast<int32_t>(i);
-      const auto type = id > v->eos    ? synth::TokenType::Unused
-                        : id >= v->bos ? synth::TokenType::Control
-                                       : synth::TokenType::Normal;
-      CHECK(v->token_types[i] == static_cast<int32_t>(type));
-      if (id > v->eos) CHECK(v->tokens[i] == "<|reserved_" + std::to_string(i - v->eos - 1) + "|>");
-    }
-    // Every merge joins two tokens that exist before it (bytes or earlier merges) into a token,
-    // and every learned token is made by some merge: llama.cpp can produce each of them.
-    std::set<std::string> reachable(v->tokens.begin(), v->tokens.begin() + 256);
-    const std::set<std::string> all(v->tokens.begin(), v->tokens.end());
-    for (const auto& m : v->merges) {
-      const auto space = m.find(' ');
-      REQUIRE(space != std::string::npos);
-      const std::string left = m.substr(0, space), right = m.substr(space + 1);
-      REQUIRE(reachable.count(left));
-      REQUIRE(reachable.count(right));
-      REQUIRE(all.count(left + right));
-      reachable.insert(left + right);
-    }
-    for (int32_t i = 256; i < 256 + v->num_learned; ++i) CHECK(reachable.count(v->tokens[i]));
-    CHECK(v->chat_template.find("<|im_start|>") != std::string::npos);
-  }
-  CHECK(synth::build_builtin_vocab(259)->merges.empty());
-  CHECK(synth::build_builtin_vocab(258).error().message.find("too small") != std::string::npos);
-  // Deterministic, and a larger vocabulary extends a smaller one's merges.
-  const auto small = synth::build_builtin_vocab(400), large = synth::build_builtin_vocab(600);
-  CHECK(synth::build_builtin_vocab(400)->tokens == small->tokens);
-  REQUIRE(large->merges.size() >= small->merges.size());
-  CHECK(std::equal(small->merges.begin(), small->merges.end(), large->merges.begin()));
-}
-
-TEST_CASE("Pre-tokenization for training splits as the qwen2 pre-tokenizer", "[engine]") {
-  const auto pieces = synth::pretokenize("Hello world's  e2e4 Nf3\n\n O-O");
-  const std::vector<std::string_view> expected{"Hello", " world", "'s", " ",    " e", "2", "e",
-                                               "4",     " Nf",    "3",  "\n\n", " O", "-O"};
-  CHECK(pieces == expected);
-  CHECK(synth::to_byte_symbols("a b\n") ==
-        "a\xC4\xA0"
-        "b\xC4\x8A");  // space Ġ, newline Ċ
-}
-
-TEST_CASE("BPE learning merges the most frequent pair first, ties by text", "[engine]") {
-  const std::map<std::string, int64_t> words{{"abab", 2}, {"ab", 1}, {"cd", 3}};
-  const auto merges = synth::learn_merges(words, 10);
-  // ab occurs 2 * 2 + 1 = 5 times, cd 3, then (ab, ab) 2.
-  REQUIRE(merges.size() == 3);
-  CHECK((merges[0].left == "a" && merges[0].right == "b"));
-  CHECK((merges[1].left == "c" && merges[1].right == "d"));
-  CHECK((merges[2].left == "ab" && merges[2].right == "ab"));
-  CHECK(synth::learn_merges(words, 1).size() == 1);
-}
-
-TEST_CASE("The project's tokenizer reads the built-in vocabulary and round-trips move text", "[engine]") {
-  auto options = tiny_options(Arch::Qwen2, SynthDtype::F16, "tokenizer.gguf");
-  REQUIRE(synth::synthesize(options));
-  auto f = GgufFile::open(options.output_path);
-  REQUIRE(f.has_value());
-  auto tokenizer = engine::Tokenizer::from_gguf(*f);
-  REQUIRE(tokenizer.has_value());
-  const auto& tok = **tokenizer;
-  CHECK(tok.vocab_size() == 1024);
-  for (const char* text : {"e2e4 Nf3", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 O-O",
-                           "You are playing janggi as Cho.\n h1g3", "caf\xC3\xA9 \xEC\x9E\xA5\xEA\xB8\xB0"}) {
-    const auto ids = tok.encode(text, false, false);
-    CHECK_FALSE(ids.empty());
-    CHECK(tok.decode(ids) == text);
-  }
-  // Learned merges shorten common text: fewer tokens than bytes.
-  CHECK(tok.encode("The knight moves to the center.", false, false).size() < 20);
-  const auto chat = tok.encode("<|im_start|>user\nhi<|im_end|>", false, true);
-  REQUIRE(chat.size() >= 3);
-  CHECK(tok.token_to_piece(chat.front(), true) == "<|im_start|>");
-  CHECK(chat.back() == tok.eos());
-  CHECK(tok.is_control(chat.front()));
-  CHECK(tok.is_end_of_generation(tok.eos()));
-  CHECK_FALSE(tok.is_control(1023));  // a reserved (unused) padding token
-  std::filesystem::remove(options.output_path);
-}
-
 TEST_CASE("Synthesized tiny models load, tokenize and run through the engine", "[engine]") {
   for (Arch arch : {Arch::Llama, Arch::Qwen2, Arch::Qwen3}) {
     INFO(synth::to_string(arch));
-    auto options = tiny_options(arch, SynthDtype::Q8_0, "model.gguf");
+    auto options = tiny_synth_options(arch, SynthDtype::Q8_0, "model.gguf");
     REQUIRE(synth::synthesize(options));
     auto model = engine::Model::load(options.output_path, 1);
     REQUIRE(model.has_value());

@@ -8,8 +8,8 @@
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/tokenizer/tokenizer.h"
-#include "engine/tokenizer/tokenizer_cases.h"
 #include "engine/tokenizer/vocab_tokenizer.h"
+#include "engine/tools/tokenizer_cases.h"
 #include "tests/common/testdata.h"
 
 namespace {

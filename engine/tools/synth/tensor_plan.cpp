@@ -5,12 +5,11 @@
 // projections reading a normalised input (q, k, v, gate, up, output) have std 1 / sqrt(fan_in) so
 // their outputs have unit scale; projections writing to the residual stream (attn_output,
 // ffn_down) are further divided by sqrt(2 * layers), as GPT-2 scales them; biases have std 0.02.
-#include "engine/synth/tensor_plan.h"
+#include "engine/tools/synth/tensor_plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <regex>
 
@@ -85,46 +84,6 @@ class Planner {
 };
 
 }  // namespace
-
-const char* to_string(SynthDtype dtype) {
-  switch (dtype) {
-    case SynthDtype::F32:
-      return "f32";
-    case SynthDtype::F16:
-      return "f16";
-    case SynthDtype::BF16:
-      return "bf16";
-    case SynthDtype::Q8_0:
-      return "q8_0";
-    case SynthDtype::Q4_K:
-      return "q4_k";
-  }
-  return "unknown";
-}
-
-std::optional<SynthDtype> parse_dtype(std::string_view name) {
-  std::string lower(name);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (auto d : {SynthDtype::F32, SynthDtype::F16, SynthDtype::BF16, SynthDtype::Q8_0, SynthDtype::Q4_K})
-    if (lower == to_string(d)) return d;
-  return std::nullopt;
-}
-
-uint32_t file_type(SynthDtype dtype) {
-  switch (dtype) {
-    case SynthDtype::F32:
-      return 0;  // LLAMA_FTYPE_ALL_F32
-    case SynthDtype::F16:
-      return 1;  // LLAMA_FTYPE_MOSTLY_F16
-    case SynthDtype::BF16:
-      return 32;  // LLAMA_FTYPE_MOSTLY_BF16
-    case SynthDtype::Q8_0:
-      return 7;  // LLAMA_FTYPE_MOSTLY_Q8_0
-    case SynthDtype::Q4_K:
-      return 14;  // LLAMA_FTYPE_MOSTLY_Q4_K_S: Q4_K with a Q6_K output
-  }
-  return 0;
-}
 
 std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dtype) {
   if (s.vocab <= 0)

@@ -1,5 +1,5 @@
 // GPT-2 byte order, pre-tokenization through the tokenizer's qwen2 splitter, and the BPE learner.
-#include "engine/synth/byte_level_bpe.h"
+#include "engine/tools/synth/byte_level_bpe.h"
 
 #include <tuple>
 #include <unordered_map>

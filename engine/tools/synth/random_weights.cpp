@@ -2,7 +2,7 @@
 // state plus i times an odd constant (one multiply per value, no transcendental call); its four
 // 16-bit fields sum to an approximately normal value (Irwin-Hall with n = 4). SplitMix64 derives
 // the row states.
-#include "engine/synth/random_weights.h"
+#include "engine/tools/synth/random_weights.h"
 
 #include <cmath>
 

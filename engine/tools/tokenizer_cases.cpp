@@ -1,5 +1,5 @@
 // Reading .inp test texts and writing .out id lines (llama.cpp's test-tokenizer-0 format).
-#include "engine/tokenizer/tokenizer_cases.h"
+#include "engine/tools/tokenizer_cases.h"
 
 #include <fmt/format.h>
 

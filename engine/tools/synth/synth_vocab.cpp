@@ -1,5 +1,5 @@
 // Building the built-in vocabulary and writing or copying tokenizer metadata.
-#include "engine/synth/synth_vocab.h"
+#include "engine/tools/synth/synth_vocab.h"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <unordered_set>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/gguf_writer.h"
-#include "engine/synth/builtin_corpus.h"
-#include "engine/synth/byte_level_bpe.h"
 #include "engine/tokenizer/unicode.h"
+#include "engine/tools/gguf_writer.h"
+#include "engine/tools/synth/builtin_corpus.h"
+#include "engine/tools/synth/byte_level_bpe.h"
 
 namespace engine::synth {
 

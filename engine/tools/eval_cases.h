@@ -17,8 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/model/language_model.h"
+#include "engine/api.h"
 
 namespace engine {
 

@@ -1,5 +1,5 @@
 // Capacity planning from GGUF metadata, and byte-size parsing and printing.
-#include "engine/planner/capacity_planner.h"
+#include "engine/tools/capacity_planner.h"
 
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "engine/gguf/gguf_file.h"
+#include "engine/model/kv_cache.h"
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
 

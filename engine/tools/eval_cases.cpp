@@ -1,5 +1,5 @@
 // Parsing conformance cases, running logits cases, and writing results as JSON lines.
-#include "engine/model/eval_cases.h"
+#include "engine/tools/eval_cases.h"
 
 #include <fmt/format.h>
 

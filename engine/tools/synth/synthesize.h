@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "engine/synth/model_shape.h"
-#include "engine/synth/tensor_plan.h"
+#include "engine/tools/synth/model_shape.h"
+#include "engine/tools/synth/synth_dtype.h"
 
 namespace engine::gguf {
 class GgufWriter;

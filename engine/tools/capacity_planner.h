@@ -10,9 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/kv_block_size.h"
+#include "engine/core/kv_dtype.h"
 #include "engine/error.h"
-#include "engine/model/kv_cache.h"
-#include "engine/model/language_model.h"
+#include "engine/model/model_shape.h"
 
 namespace engine {
 

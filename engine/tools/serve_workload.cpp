@@ -1,6 +1,6 @@
 // The synthetic agent workload: the conversations of N agents and their run on an Engine,
 // ticks of N concurrent requests with growing conversations.
-#include "engine/core/serve_workload.h"
+#include "engine/tools/serve_workload.h"
 
 #include <fmt/format.h>
 

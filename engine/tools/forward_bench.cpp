@@ -1,7 +1,7 @@
 // run_forward_bench: the transformer's forward pass timed on S sequences sharing one paged KV
 // cache (engine tool). Each stream owns its own run of blocks; the prompts run one sequence per
 // forward pass, the decode steps one batch of S rows per forward pass.
-#include "engine/model/forward_bench.h"
+#include "engine/tools/forward_bench.h"
 
 #include <fmt/format.h>
 
@@ -63,11 +63,8 @@ void forward_streams(Transformer& net, PagedKvCache& cache, std::vector<Stream>&
   net.forward(batch, cache, logits);
 }
 
-}  // namespace
-
-std::expected<ForwardBenchResult, Error> run_forward_bench(
-    const std::string& path, const ForwardBenchOptions& options,
-    const std::function<void(std::string_view)>& report) {
+// What is wrong with `options` (counts below their minimum), or nothing.
+std::expected<void, Error> check_options(const ForwardBenchOptions& options) {
   if (options.prompt_tokens < 1 || options.gen_tokens < 0 || options.repeat < 1)
     return std::unexpected(
         Error{fmt::format("prompt tokens ({}) and runs ({}) must be >= 1, gen tokens ({}) >= 0",
@@ -75,6 +72,15 @@ std::expected<ForwardBenchResult, Error> run_forward_bench(
   if (options.streams < 1 || options.block_size < 1)
     return std::unexpected(Error{fmt::format("streams ({}) and the KV block size ({}) must be >= 1",
                                              options.streams, options.block_size)});
+  return {};
+}
+
+}  // namespace
+
+std::expected<ForwardBenchResult, Error> run_forward_bench(
+    const std::string& path, const ForwardBenchOptions& options,
+    const std::function<void(std::string_view)>& report) {
+  if (auto ok = check_options(options); !ok) return std::unexpected(ok.error());
   auto file = gguf::GgufFile::open(path);
   if (!file) return std::unexpected(file.error());
   auto model = Transformer::from_gguf(*file, options.num_threads);

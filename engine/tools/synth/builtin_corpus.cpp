@@ -1,6 +1,6 @@
 // The built-in vocabulary's training text. The prose is written for this project; the move text
 // is a well-known opening line in SAN and UCI; the square lists are generated.
-#include "engine/synth/builtin_corpus.h"
+#include "engine/tools/synth/builtin_corpus.h"
 
 #include <string_view>
 

@@ -1,5 +1,5 @@
 // Named shapes (values from each model's published config.json) and shape resolution/checks.
-#include "engine/synth/model_shape.h"
+#include "engine/tools/synth/model_shape.h"
 
 #include <fmt/format.h>
 

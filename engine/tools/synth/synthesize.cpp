@@ -1,6 +1,6 @@
 // Model synthesis: metadata, vocabulary, then each tensor generated and quantized in batches of
 // rows by worker threads and streamed to the GGUF writer, one batch in memory at a time.
-#include "engine/synth/synthesize.h"
+#include "engine/tools/synth/synthesize.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -15,10 +15,11 @@
 #include <thread>
 
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/gguf_writer.h"
-#include "engine/synth/builtin_corpus.h"
-#include "engine/synth/random_weights.h"
-#include "engine/synth/synth_vocab.h"
+#include "engine/tools/gguf_writer.h"
+#include "engine/tools/synth/builtin_corpus.h"
+#include "engine/tools/synth/random_weights.h"
+#include "engine/tools/synth/synth_vocab.h"
+#include "engine/tools/synth/tensor_plan.h"
 #include "kernels/quant/quantize.h"
 #include "kernels/thread_pool.h"
 

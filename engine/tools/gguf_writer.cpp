@@ -2,7 +2,7 @@
 // u64 tensor count, u64 metadata count, metadata (key string, u32 value type, value), tensor
 // infos (name, u32 n_dims, u64 dims, u32 type, u64 offset), zero padding to the alignment, then
 // each tensor's bytes followed by zero padding to the alignment (as ggml's gguf writer pads).
-#include "engine/gguf/gguf_writer.h"
+#include "engine/tools/gguf_writer.h"
 
 #include <fmt/format.h>
 
