@@ -132,6 +132,13 @@ bool Hub::apply(const tournament::Event& event) {
       event.body);
 }
 
+const Hub::MoveView& Hub::view_of(const Board& board, size_t ply_index) {
+  // Events that reuse a game's index under another id share one record but not one board: a
+  // move without its view gets an empty one.
+  static const MoveView kNone;
+  return ply_index < board.moves.size() ? board.moves[ply_index] : kNone;
+}
+
 json Hub::move_json(const tournament::MoveEvent& move, const MoveView& view) const {
   json j = tournament::Event{view.seq, view.time, move};
   j["check_square"] = view.check_square ? json(*view.check_square) : json();
@@ -231,7 +238,7 @@ json Hub::game_summary(const tournament::GameRecord& record, const Board& board)
     s["clock_ms"] = clock(start.clock_ms);
   } else {
     const tournament::MoveEvent& last = record.moves.back();
-    const MoveView& view = board.moves.back();
+    const MoveView& view = view_of(board, record.moves.size() - 1);
     s["fen"] = last.fen;
     s["last_move"] = last.uci;
     s["last_human"] = view.human.empty() ? last.human : view.human;
@@ -272,7 +279,7 @@ std::optional<json> Hub::game_json(const std::string& id) const {
   g["clock_start_ms"] = record->start.clock_ms ? json(*record->start.clock_ms) : json();
   json moves = json::array();
   for (size_t i = 0; i < record->moves.size(); ++i)
-    moves.push_back(move_json(record->moves[i], board.moves[i]));
+    moves.push_back(move_json(record->moves[i], view_of(board, i)));
   g["moves"] = std::move(moves);
   // The tournament's PGN writer (games.pgn's notation); a game it cannot replay has none.
   auto pgn = tournament::game_to_pgn(*record, tournament::PgnContext{});

@@ -109,6 +109,8 @@ class Hub final : public tournament::TournamentObserver {
   // Replays the move on the game's board: its check square and notation.
   MoveView replay(Board& board, const std::string& variant, const tournament::Event& event,
                   const tournament::MoveEvent& move);
+  // The view of the move at `ply_index` (0-based) of the board, or an empty one.
+  static const MoveView& view_of(const Board& board, size_t ply_index);
   nlohmann::json move_json(const tournament::MoveEvent& move, const MoveView& view) const;
   nlohmann::json event_json(const tournament::Event& event) const;
   void send_snapshot(HubClient* client, ClientState& state);

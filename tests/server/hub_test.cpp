@@ -223,3 +223,17 @@ TEST_CASE("the hub's PGN is games.pgn's: janggi in Fairy-Stockfish SAN, not Kore
   CHECK(std::all_of(pgn.begin(), pgn.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
   CHECK_FALSE(hub.game_json("g0001")->at("moves")[0]["human"].get<std::string>().empty());
 }
+
+TEST_CASE("hub survives events that reuse a game's index under another id", "[server]") {
+  Hub hub = make_hub();
+  arena::test::EventMaker a, b;
+  hub.on_event(arena::test::event(a.game_start("g0001", "chess", 0)));
+  hub.on_event(arena::test::event(b.game_start("g0002", "chess", 0)));
+  for (int i = 0; i < 3; ++i) hub.on_event(arena::test::event(a.random_move()));
+  for (const char* id : {"g0001", "g0002"}) {
+    auto game = hub.game_json(id);
+    REQUIRE(game);
+    CHECK((*game)["moves"].is_array());
+  }
+  CHECK(hub.games_json().size() == 2);
+}
