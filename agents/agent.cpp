@@ -91,6 +91,14 @@ void MoveTicket::set_on_ready(std::function<void()> on_ready) {
   if (call_now && on_ready) on_ready();
 }
 
+std::shared_ptr<const LegalMoves> compute_legal_moves(const games::Game& game) {
+  return std::make_shared<const LegalMoves>(LegalMoves{game.legal_moves(), game.legal_moves_human()});
+}
+
+std::shared_ptr<const LegalMoves> legal_moves(const MoveRequest& request) {
+  return request.legal ? request.legal : compute_legal_moves(*request.game);
+}
+
 std::shared_ptr<MoveTicket> resolved_ticket(MoveResult result, const MoveRequest& request) {
   auto ticket = std::make_shared<MoveTicket>();
   ticket->set_on_ready(request.on_ready);

@@ -107,16 +107,27 @@ struct ClockState {
 };
 
 // Everything an agent may know when asked for a move.
+// A position's legal moves in UCI and, index-aligned, in human notation (chess SAN, janggi Korean).
+struct LegalMoves {
+  std::vector<std::string> uci, human;
+};
+
+// The legal moves of `game`, computed now.
+std::shared_ptr<const LegalMoves> compute_legal_moves(const games::Game& game);
+
 struct MoveRequest {
   std::shared_ptr<const games::Game> game;  // the current position (an independent copy)
-  std::string start_fen;                    // the game's starting position
-  std::vector<std::string> moves;           // the moves played from start_fen, in UCI
-  std::string opponent;                     // the other agent's name
-  std::optional<ClockState> clock;          // when the tournament has clocks
-  Clock::time_point deadline;               // answer before this (the tick's deadline or the clock)
-  int32_t priority = 0;                     // smaller is more urgent among equal deadlines
-  std::function<void()> on_ready;           // called once, on any thread (even inside start_move),
-                                            // when the ticket resolves; quick, never blocking
+  // The position's legal moves, computed once per ply by the caller (the runner) and shared with
+  // whoever needs them; null = the agent computes them (legal_moves below).
+  std::shared_ptr<const LegalMoves> legal;
+  std::string start_fen;            // the game's starting position
+  std::vector<std::string> moves;   // the moves played from start_fen, in UCI
+  std::string opponent;             // the other agent's name
+  std::optional<ClockState> clock;  // when the tournament has clocks
+  Clock::time_point deadline;       // answer before this (the tick's deadline or the clock)
+  int32_t priority = 0;             // smaller is more urgent among equal deadlines
+  std::function<void()> on_ready;   // called once, on any thread (even inside start_move),
+                                    // when the ticket resolves; quick, never blocking
 };
 
 // The start of a game, as an agent sees it.
@@ -154,5 +165,8 @@ class Agent {
 
 // A ticket already resolved to `result` (for agents that answer synchronously).
 std::shared_ptr<MoveTicket> resolved_ticket(MoveResult result, const MoveRequest& request);
+
+// The request's legal moves: `request.legal`, or computed from `request.game` when it is null.
+std::shared_ptr<const LegalMoves> legal_moves(const MoveRequest& request);
 
 }  // namespace agents

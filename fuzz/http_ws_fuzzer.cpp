@@ -143,7 +143,7 @@ std::vector<json> tournament_events() {
 Hub& shared_hub() {
   static Hub* hub = [] {
     auto* h = new Hub([](std::function<void()> f) { f(); });
-    for (auto& e : tournament_events()) h->ingest(e);
+    for (auto& e : tournament_events()) h->ingest(arena::tournament::parse_event(e).value());
     return h;
   }();
   return *hub;
@@ -265,7 +265,10 @@ void fuzz_events(std::string_view text) {
   for (std::string_view line : split_nul(text)) {
     const json event = json::parse(line, nullptr, false);
     if (event.is_discarded()) continue;
-    hub.on_event(event);  // as the runner's thread calls it (posted; exceptions are logged)
+    // The typed event, as the runner hands it over (JSON that is not one is refused here).
+    const auto typed = arena::tournament::parse_event(event);
+    if (!typed) continue;
+    hub.on_event(*typed);  // as the runner's thread calls it (posted; exceptions are logged)
   }
   arena::server::Router router(hub, arena::server::StaticFiles(assets().root), {}, nullptr);
   std::vector<std::string> paths = {"/api/tournament", "/api/games", "/api/standings", "/api/metrics/history",

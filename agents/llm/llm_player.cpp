@@ -159,7 +159,7 @@ void reject(const std::shared_ptr<State>& state, const std::shared_ptr<Job>& job
       r.resigned = true;
       break;
     case OnFailure::RandomMove: {
-      const auto moves = job->request.game->legal_moves();
+      const std::vector<std::string> moves = legal_moves(job->request)->uci;
       std::lock_guard lock(state->mutex);
       r.move = moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(state->rng)];
       break;
@@ -332,19 +332,20 @@ std::shared_ptr<MoveTicket> LlmPlayer::start_move(const MoveRequest& request) {
   const std::string variant = request.game->variant();
   if (!supports(variant))
     return fail(FailureKind::BackendError, fmt::format("agent '{}' does not play {}", name_, variant));
-  if (request.game->legal_moves().empty())
-    return fail(FailureKind::Illegal, "there is no legal move in this position");
+  const std::shared_ptr<const LegalMoves> legal = legal_moves(request);
+  if (legal->uci.empty()) return fail(FailureKind::Illegal, "there is no legal move in this position");
 
   auto job = std::make_shared<Job>();
   job->request = request;
+  job->request.legal = legal;  // computed once for this move
   job->started = Clock::now();
   job->ticket = std::make_shared<MoveTicket>();
   job->ticket->set_on_ready(request.on_ready);
   const LlmAgentConfig& c = state_->config;
   job->notation = c.notation.value_or(default_notation(variant));
   job->prompts = &state_->prompts.at(game_family(variant));
-  job->choices = legal_moves_in(*request.game, job->notation);
-  job->values = position_values(request, job->notation);
+  job->choices = job->notation == Notation::Uci ? legal->uci : legal->human;
+  job->values = position_values(job->request, job->notation);
   {
     std::lock_guard lock(state_->mutex);
     job->game_serial = state_->game_serial;

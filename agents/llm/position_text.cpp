@@ -164,10 +164,12 @@ PromptValues position_values(const MoveRequest& request, Notation notation) {
   set(Placeholder::Fen, game.fen());
   set(Placeholder::Board, compact_board(game));
   set(Placeholder::BoardFull, game.render_text());
+  const std::shared_ptr<const LegalMoves> legal = legal_moves(request);
+  const std::vector<std::string>& moves = notation == Notation::Uci ? legal->uci : legal->human;
   std::string list;
-  for (const auto& m : legal_moves_in(game, notation)) list += (list.empty() ? "" : " ") + m;
+  for (const auto& m : moves) list += (list.empty() ? "" : " ") + m;
   set(Placeholder::LegalMoves, std::move(list));
-  set(Placeholder::LegalMovesGrouped, grouped_moves(legal_moves_in(game, notation), notation));
+  set(Placeholder::LegalMovesGrouped, grouped_moves(moves, notation));
   set(Placeholder::History, history_text(game, notation));
   set(Placeholder::LastMove, last_move_text(game, notation));
   set(Placeholder::MoveNumber, std::to_string(fen_move_number(game.fen())));

@@ -30,7 +30,8 @@ std::shared_ptr<MoveTicket> RandomAgent::start_move(const MoveRequest& request) 
     result.failure = MoveFailure{FailureKind::BackendError, "no position was given"};
     return resolved_ticket(std::move(result), request);
   }
-  const std::vector<std::string> legal = request.game->legal_moves();
+  const std::shared_ptr<const LegalMoves> moves = legal_moves(request);
+  const std::vector<std::string>& legal = moves->uci;
   if (legal.empty()) {
     result.failure = MoveFailure{FailureKind::BackendError, "no legal move: the game is over"};
   } else {

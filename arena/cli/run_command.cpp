@@ -136,12 +136,9 @@ std::optional<std::string> check_resume(const std::filesystem::path& dir, const 
       dir.string(), diffs.size(), diffs.size() == 1 ? "" : "s", config::format_diff(diffs));
 }
 
-int run(const RunFlags& f) {
-  if (f.quiet)
-    spdlog::set_level(spdlog::level::warn);
-  else
-    spdlog::set_level(spdlog::level::from_str(f.log_level));
-
+// The config of `f` with the command line's overrides; its warnings and errors printed (nullopt
+// for errors).
+std::optional<config::Config> load(const RunFlags& f) {
   config::LoadOptions options;
   options.get_env = models::process_env;
   options.default_model_path = models::default_model_path(f.config);
@@ -159,8 +156,38 @@ int run(const RunFlags& f) {
     for (const auto& e : loaded.error()) fmt::print(stderr, "{}\n", e.to_string());
     fmt::print(stderr, "arena run: {} error{} in {}; docs/config.md describes every field\n",
                loaded.error().size(), loaded.error().size() == 1 ? "" : "s", f.config);
-    return kUsageExitCode;
+    return std::nullopt;
   }
+  return std::move(*loaded);
+}
+
+// The output folder for a new run (created, with the resolved config) or a resumed one (checked);
+// what is wrong, or nullopt.
+std::optional<std::string> prepare_output(const RunFlags& f, const config::Config& config,
+                                          const std::filesystem::path& output_dir) {
+  if (f.resume) return check_resume(output_dir, config);
+  std::error_code ec;
+  if (std::filesystem::exists(output_dir / "events.jsonl", ec))
+    return fmt::format(
+        "{} already holds a tournament: resume it with `arena run {} --resume {}`, or choose another folder "
+        "with --output",
+        output_dir.string(), shell_word(f.config), shell_word(output_dir.string()));
+  std::filesystem::create_directories(output_dir, ec);
+  if (ec) return fmt::format("cannot create the output folder {}: {}", output_dir.string(), ec.message());
+  std::ofstream out(output_dir / config::kResolvedConfigFile);
+  out << config::resolved_yaml(config);
+  if (!out) return fmt::format("cannot write {}", (output_dir / config::kResolvedConfigFile).string());
+  return std::nullopt;
+}
+
+int run(const RunFlags& f) {
+  if (f.quiet)
+    spdlog::set_level(spdlog::level::warn);
+  else
+    spdlog::set_level(spdlog::level::from_str(f.log_level));
+
+  auto loaded = load(f);
+  if (!loaded) return kUsageExitCode;
   config::Config& config = *loaded;
   const std::string hash = config::config_hash(config);
   if (f.check) {
@@ -173,23 +200,7 @@ int run(const RunFlags& f) {
   }
 
   const std::filesystem::path output_dir = config.output.dir;
-  std::error_code ec;
-  if (f.resume) {
-    if (auto refusal = check_resume(output_dir, config)) return fail(*refusal);
-  } else {
-    if (std::filesystem::exists(output_dir / "events.jsonl", ec))
-      return fail(
-          fmt::format("{} already holds a tournament: resume it with `arena run {} --resume {}`, or choose "
-                      "another folder with --output",
-                      output_dir.string(), shell_word(f.config), shell_word(output_dir.string())));
-    std::filesystem::create_directories(output_dir, ec);
-    if (ec)
-      return fail(fmt::format("cannot create the output folder {}: {}", output_dir.string(), ec.message()));
-    std::ofstream out(output_dir / config::kResolvedConfigFile);
-    out << config::resolved_yaml(config);
-    if (!out)
-      return fail(fmt::format("cannot write {}", (output_dir / config::kResolvedConfigFile).string()));
-  }
+  if (auto refusal = prepare_output(f, config, output_dir)) return fail(*refusal);
 
   auto setup = models::prepare_run(config);
   if (!setup) return fail(setup.error());

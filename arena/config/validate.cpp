@@ -149,9 +149,8 @@ void check_agents(LoadContext& ctx, Config& config, const Marks& marks) {
   }
 }
 
-void check_tournament(LoadContext& ctx, Config& config, const Marks& marks) {
-  TournamentConfig& t = config.tournament;
-  const TournamentMarks& tm = marks.tournament;
+// tournament.games: known variants, each once.
+void check_games(LoadContext& ctx, const TournamentConfig& t, const TournamentMarks& tm) {
   const auto variants = games::game_variants();
   if (t.games.empty()) ctx.diag.error(tm.games, "tournament.games needs at least one game");
   std::set<std::string> seen_games;
@@ -163,6 +162,35 @@ void check_tournament(LoadContext& ctx, Config& config, const Marks& marks) {
     else if (!seen_games.insert(t.games[i]).second)
       ctx.diag.error(at, fmt::format("game '{}' is listed twice", t.games[i]));
   }
+}
+
+// adjudication.referee: one of the uci agents, needed by the draw and resign rules.
+void check_referee(LoadContext& ctx, Config& config, const Marks& marks,
+                   const std::vector<std::string>& agent_names) {
+  const TournamentMarks& tm = marks.tournament;
+  AdjudicationConfig& adj = config.tournament.adjudication;
+  if (!adj.referee.empty()) {
+    const auto it = std::find(agent_names.begin(), agent_names.end(), adj.referee);
+    if (it == agent_names.end())
+      ctx.diag.error(tm.referee, fmt::format("unknown referee '{}'{}: it must be one of the uci agents",
+                                             adj.referee, did_you_mean(adj.referee, agent_names)));
+    else if (const auto& agent = config.agents[static_cast<size_t>(it - agent_names.begin())];
+             !std::holds_alternative<agents::UciAgentConfig>(agent.params))
+      ctx.diag.error(tm.referee,
+                     fmt::format("referee '{}' must be a uci agent (it scores positions)", adj.referee));
+    else
+      adj.referee_agent = agent;
+  }
+  if (adj.referee.empty() && adj.draw_move_number)
+    ctx.diag.error(tm.draw, "draw adjudication needs a referee (adjudication.referee: a uci agent)");
+  if (adj.referee.empty() && adj.resign_move_count)
+    ctx.diag.error(tm.resign, "resign adjudication needs a referee (adjudication.referee: a uci agent)");
+}
+
+void check_tournament(LoadContext& ctx, Config& config, const Marks& marks) {
+  TournamentConfig& t = config.tournament;
+  const TournamentMarks& tm = marks.tournament;
+  check_games(ctx, t, tm);
 
   std::vector<std::string> agent_names;
   for (const auto& a : config.agents) agent_names.push_back(a.name);
@@ -221,24 +249,7 @@ void check_tournament(LoadContext& ctx, Config& config, const Marks& marks) {
     ctx.diag.warning(tm.gauntlet_seed, "gauntlet_seed is ignored: the format is not gauntlet");
   }
 
-  AdjudicationConfig& adj = t.adjudication;
-  if (!adj.referee.empty()) {
-    const auto it = std::find(agent_names.begin(), agent_names.end(), adj.referee);
-    if (it == agent_names.end())
-      ctx.diag.error(tm.referee, fmt::format("unknown referee '{}'{}: it must be one of the uci agents",
-                                             adj.referee, did_you_mean(adj.referee, agent_names)));
-    else if (const auto& agent = config.agents[static_cast<size_t>(it - agent_names.begin())];
-             !std::holds_alternative<agents::UciAgentConfig>(agent.params))
-      ctx.diag.error(tm.referee,
-                     fmt::format("referee '{}' must be a uci agent (it scores positions)", adj.referee));
-    else
-      adj.referee_agent = agent;
-  }
-  if (adj.referee.empty() && adj.draw_move_number)
-    ctx.diag.error(tm.draw, "draw adjudication needs a referee (adjudication.referee: a uci agent)");
-  if (adj.referee.empty() && adj.resign_move_count)
-    ctx.diag.error(tm.resign, "resign adjudication needs a referee (adjudication.referee: a uci agent)");
-
+  check_referee(ctx, config, marks, agent_names);
   if (t.sprt && t.agents.size() != 2)
     ctx.diag.error(tm.sprt, fmt::format("sprt needs exactly two participants, got {}", t.agents.size()));
   if (t.openings.janggi_setups &&

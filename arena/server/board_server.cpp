@@ -1,7 +1,8 @@
 // The board server's sockets: the only translation unit that includes Boost.Beast (it compiles
-// slowly). Listener -> http_session (static files, REST, /metrics, /v1 through the Router;
-// streamed AsyncResponses) -> websocket_session on /ws (reads client messages into the Hub; one
-// write in flight; a bounded send queue). Everything runs on one io thread.
+// slowly). Listener (here) -> HttpSession (http_session.h: static files, REST, /metrics, /v1
+// through the Router; streamed AsyncResponses) -> WebsocketSession on /ws (websocket_session.h:
+// reads client messages into the Hub; one write in flight; a bounded send queue). Everything runs
+// on one io thread.
 #include "arena/server/board_server.h"
 
 #include <fmt/format.h>
@@ -18,8 +19,9 @@
 #include <optional>
 #include <thread>
 
-#include "arena/server/beast_request.h"
-#include "arena/server/engine_sampler.h"
+#include "arena/server/http_session.h"
+#include "arena/server/websocket_session.h"
+#include "arena/tournament/metrics_sampler.h"
 
 namespace arena::server {
 
@@ -28,354 +30,14 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using sessions::HttpSession;
+using sessions::ServerState;
 
 namespace {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
-
-// What every session shares: the hub, the router, the limits and the connection count.
-struct ServerState {
-  Hub* hub = nullptr;
-  Router* router = nullptr;
-  ServerLimits limits;
-  int32_t connections = 0;  // io thread only
-};
-
-// Holds one connection slot for a session's lifetime.
-class ConnectionSlot {
- public:
-  explicit ConnectionSlot(ServerState& state) : state_(&state) { ++state_->connections; }
-  ConnectionSlot(ConnectionSlot&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
-  ConnectionSlot(const ConnectionSlot&) = delete;
-  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
-  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
-  ~ConnectionSlot() {
-    if (state_) --state_->connections;
-  }
-
- private:
-  ServerState* state_;
-};
-
-// --- websocket_session -------------------------------------------------------------------------
-
-class WebsocketSession : public std::enable_shared_from_this<WebsocketSession>, public HubClient {
- public:
-  WebsocketSession(tcp::socket&& socket, ServerState& state, ConnectionSlot slot)
-      : ws_(std::move(socket)), state_(state), slot_(std::move(slot)) {}
-
-  ~WebsocketSession() override {
-    if (joined_) state_.hub->leave(this);
-  }
-
-  void run(http::request<http::string_body> request) {
-    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-    ws_.set_option(websocket::stream_base::decorator(
-        [](websocket::response_type& res) { res.set(http::field::server, "arena"); }));
-    ws_.read_message_max(state_.limits.max_ws_message_bytes);
-    ws_.async_accept(request, beast::bind_front_handler(&WebsocketSession::on_accept, shared_from_this()));
-  }
-
-  bool deliver(std::shared_ptr<const std::string> message, bool droppable) override {
-    if (closing_) return false;
-    const ServerLimits& limits = state_.limits;
-    if (queue_.size() >= limits.ws_queue_hard || queued_bytes_ + message->size() > limits.ws_queue_bytes) {
-      drop("its send queue is full");
-      return false;
-    }
-    if (droppable && queue_.size() >= limits.ws_queue_soft) return false;
-    queued_bytes_ += message->size();
-    queue_.push_back(std::move(message));
-    if (queue_.size() == 1) do_write();
-    return true;
-  }
-
- private:
-  void on_accept(beast::error_code ec) {
-    if (ec) return;
-    joined_ = true;
-    state_.hub->join(this);
-    do_read();
-  }
-
-  void do_read() {
-    ws_.async_read(buffer_, beast::bind_front_handler(&WebsocketSession::on_read, shared_from_this()));
-  }
-
-  void on_read(beast::error_code ec, std::size_t) {
-    if (ec) {
-      // message_too_big: Beast has already sent close code 1009 (message too big).
-      if (ec == websocket::error::message_too_big)
-        spdlog::debug("web: a WebSocket message over the size limit");
-      leave();
-      return;
-    }
-    if (!ws_.got_text()) {
-      buffer_.consume(buffer_.size());
-      deliver(
-          std::make_shared<const std::string>(R"({"type":"error","message":"only text messages are read"})"),
-          false);
-    } else {
-      const std::string text = beast::buffers_to_string(buffer_.data());
-      buffer_.consume(buffer_.size());
-      state_.hub->handle_message(this, text);
-    }
-    if (!closing_) do_read();
-  }
-
-  void do_write() {
-    ws_.text(true);
-    ws_.async_write(net::buffer(*queue_.front()),
-                    beast::bind_front_handler(&WebsocketSession::on_write, shared_from_this()));
-  }
-
-  void on_write(beast::error_code ec, std::size_t) {
-    if (ec) {
-      leave();
-      return;
-    }
-    queued_bytes_ -= queue_.front()->size();
-    queue_.pop_front();
-    if (!queue_.empty() && !closing_) do_write();
-  }
-
-  // The client is gone or dropped: stop receiving events.
-  void leave() {
-    closing_ = true;
-    if (joined_) {
-      joined_ = false;
-      state_.hub->leave(this);
-    }
-  }
-
-  // A client too slow to take its messages: close the socket (a close frame would queue behind
-  // the backlog); the pending read and write fail and release the session.
-  void drop(const char* why) {
-    spdlog::info("web: dropping a WebSocket client: {}", why);
-    leave();
-    queue_.clear();
-    queued_bytes_ = 0;
-    beast::error_code ignored;
-    beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ignored);
-    beast::get_lowest_layer(ws_).socket().close(ignored);
-  }
-
-  websocket::stream<beast::tcp_stream> ws_;
-  beast::flat_buffer buffer_;
-  ServerState& state_;
-  ConnectionSlot slot_;
-  std::deque<std::shared_ptr<const std::string>> queue_;
-  size_t queued_bytes_ = 0;
-  bool joined_ = false, closing_ = false;
-};
-
-// --- http_session ------------------------------------------------------------------------------
-
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
- public:
-  HttpSession(tcp::socket&& socket, ServerState& state)
-      : stream_(std::move(socket)), state_(state), slot_(state) {}
-
-  ~HttpSession() {
-    if (pending_) pending_->cancel();
-  }
-
-  void run() { wait_for_request(); }
-
- private:
-  // Keep-alive: wait (idle_timeout) for the first byte of the next request, then read it whole
-  // within header_timeout, so an idle client and a slow-loris one are both cut off.
-  void wait_for_request() {
-    if (buffer_.size() > 0) return read_request();
-    stream_.expires_after(state_.limits.idle_timeout);
-    stream_.async_read_some(buffer_.prepare(4096),
-                            [self = shared_from_this()](beast::error_code ec, size_t n) {
-                              if (ec) return self->close();
-                              self->buffer_.commit(n);
-                              self->read_request();
-                            });
-  }
-
-  void read_request() {
-    parser_.emplace();
-    parser_->body_limit(state_.limits.max_body_bytes);
-    parser_->header_limit(static_cast<std::uint32_t>(state_.limits.max_header_bytes));
-    stream_.expires_after(state_.limits.header_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
-  }
-
-  void on_read(beast::error_code ec, std::size_t) {
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout) return close();
-    if (ec == http::error::body_limit)
-      return send_error(
-          413, fmt::format("the request body is over the limit of {} bytes", state_.limits.max_body_bytes));
-    if (ec == http::error::header_limit)
-      return send_error(431, fmt::format("the request header is over the limit of {} bytes",
-                                         state_.limits.max_header_bytes));
-    if (ec) return send_error(400, "malformed HTTP request: " + ec.message());
-
-    http::request<http::string_body> req = parser_->release();
-    keep_alive_ = req.keep_alive();
-    version_ = req.version();
-    head_only_ = req.method() == http::verb::head;
-    if (websocket::is_upgrade(req)) {
-      if (req.target() != "/ws") return send_error(404, "WebSocket connections go to /ws");
-      stream_.expires_never();
-      auto ws = std::make_shared<WebsocketSession>(stream_.release_socket(), state_, std::move(slot_));
-      ws->run(std::move(req));
-      return;
-    }
-    const HttpRequest request = to_http_request(req);
-    RouteResult result = state_.router->route(request);
-    if (!result.async) return send(std::move(result.response));
-    // No socket operation is pending while the response is produced: the session holds itself
-    // until finish_async() (on this thread, so it is never released on the engine's thread).
-    pending_ = std::move(result.async);
-    hold_self_ = shared_from_this();
-    std::weak_ptr<HttpSession> weak = hold_self_;
-    auto executor = stream_.get_executor();
-    pending_->set_waker([weak, executor] {
-      net::post(executor, [weak] {
-        if (auto self = weak.lock()) self->on_async_ready();
-      });
-    });
-  }
-
-  // Something of the pending AsyncResponse is ready: a whole response, or stream parts.
-  void on_async_ready() {
-    if (!pending_) return;
-    AsyncResponse::Ready ready = pending_->drain();
-    if (ready.whole) {
-      finish_async();
-      return send(std::move(*ready.whole));
-    }
-    if (ready.head) {
-      stream_head_.emplace(http::status::ok, version_);
-      stream_head_->set(http::field::server, "arena");
-      stream_head_->set(http::field::content_type, ready.head->content_type);
-      stream_head_->set(http::field::cache_control, "no-cache");
-      stream_head_->keep_alive(false);
-      stream_head_->chunked(true);
-      chunks_.emplace_back();  // the header goes first (empty marker)
-      header_pending_ = true;
-    }
-    for (auto& c : ready.chunks)
-      if (!c.empty()) chunks_.push_back(std::move(c));
-    if (ready.ended) stream_ended_ = true;
-    if (!writing_) write_stream();
-  }
-
-  void write_stream() {
-    if (chunks_.empty()) {
-      if (stream_ended_ && !last_chunk_sent_ && stream_head_ && !header_pending_) {
-        last_chunk_sent_ = true;
-        writing_ = true;
-        stream_.expires_after(state_.limits.idle_timeout);
-        net::async_write(stream_, http::make_chunk_last(),
-                         [self = shared_from_this()](beast::error_code, size_t) {
-                           self->writing_ = false;
-                           self->finish_async();
-                           self->close();
-                         });
-      }
-      return;
-    }
-    writing_ = true;
-    stream_.expires_after(state_.limits.idle_timeout);
-    if (header_pending_) {
-      header_pending_ = false;
-      chunks_.pop_front();
-      serializer_.emplace(*stream_head_);
-      http::async_write_header(
-          stream_, *serializer_,
-          [self = shared_from_this()](beast::error_code ec, size_t) { self->after_stream_write(ec); });
-      return;
-    }
-    current_chunk_ = std::move(chunks_.front());
-    chunks_.pop_front();
-    net::async_write(
-        stream_, http::make_chunk(net::buffer(current_chunk_)),
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->after_stream_write(ec); });
-  }
-
-  void after_stream_write(beast::error_code ec) {
-    writing_ = false;
-    if (ec) {
-      if (pending_) pending_->cancel();
-      finish_async();
-      return close();
-    }
-    write_stream();
-  }
-
-  // The pending response is done: drop it and its waker (and the waker's hold on this session).
-  void finish_async() {
-    if (pending_) pending_->set_waker(nullptr);
-    pending_.reset();
-    // Released last: the caller still runs inside a handler that holds the session.
-    hold_self_.reset();
-  }
-
-  void send_error(int status, const std::string& message) {
-    keep_alive_ = false;
-    send(json_error(status, message));
-  }
-
-  void send(HttpResponse response) {
-    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(response.status),
-                                                                   version_);
-    res->set(http::field::server, "arena");
-    res->set(http::field::content_type, response.content_type);
-    for (const auto& [name, value] : response.headers) res->set(name, value);
-    const size_t length = response.body.size();
-    if (!head_only_) res->body() = std::move(response.body);
-    res->keep_alive(keep_alive_);
-    res->content_length(length);
-    if (head_only_) res->body().clear();
-    stream_.expires_after(state_.limits.idle_timeout);
-    if (head_only_) {
-      auto sr = std::make_shared<http::response_serializer<http::string_body>>(*res);
-      http::async_write_header(stream_, *sr,
-                               [self = shared_from_this(), res, sr](beast::error_code ec, size_t) {
-                                 self->after_write(ec, !res->keep_alive());
-                               });
-      return;
-    }
-    http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
-      self->after_write(ec, !res->keep_alive());
-    });
-  }
-
-  void after_write(beast::error_code ec, bool close_after) {
-    if (ec || close_after) return close();
-    wait_for_request();
-  }
-
-  void close() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.close();
-  }
-
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-  ServerState& state_;
-  ConnectionSlot slot_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  bool keep_alive_ = true, head_only_ = false;
-  unsigned version_ = 11;
-  // A pending asynchronous response and, when it streams, its parts.
-  std::shared_ptr<AsyncResponse> pending_;
-  std::shared_ptr<HttpSession> hold_self_;  // set while pending_ is produced
-  std::optional<http::response<http::empty_body>> stream_head_;
-  std::optional<http::response_serializer<http::empty_body>> serializer_;
-  std::deque<std::string> chunks_;
-  std::string current_chunk_;
-  bool writing_ = false, header_pending_ = false, stream_ended_ = false, last_chunk_sent_ = false;
-};
 
 // --- listener ----------------------------------------------------------------------------------
 
@@ -440,7 +102,7 @@ struct BoardServer::Impl {
   std::unique_ptr<Hub> hub;
   std::unique_ptr<Router> router;
   ServerState state;
-  EngineSampler sampler;
+  tournament::MetricsSampler sampler;  // no metrics.csv: samples for the hub only
   std::string url;
   uint16_t port = 0;
   net::io_context ioc{1};
@@ -456,9 +118,12 @@ struct BoardServer::Impl {
     metrics_timer->async_wait([this](beast::error_code ec) {
       if (ec) return;
       const double now = unix_now();
-      for (nlohmann::json& sample : sampler.sample(now))
-        if (!hub->has_recent_external_metrics(sample.value("model", ""), now, 5.0))
-          hub->ingest(std::move(sample));
+      for (const tournament::EngineSample& sample : sampler.sample(now, 0, 0)) {
+        if (hub->has_recent_external_metrics(sample.model, now, 5.0)) continue;
+        tournament::MetricsEvent event = tournament::MetricsSampler::to_event(sample, std::nullopt);
+        event.source = "server";
+        hub->ingest(tournament::Event{std::nullopt, now, std::move(event)});
+      }
       schedule_sample();
     });
   }

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "arena/server/board_json.h"
-#include "arena/server/game_pgn.h"
 #include "arena/server/json_fields.h"
+#include "arena/tournament/pgn_writer.h"
 
 namespace arena::server {
 
@@ -48,93 +48,123 @@ std::shared_ptr<const std::string> frame(std::string_view type, int64_t seq, con
 Hub::Hub(std::function<void(std::function<void()>)> post, double history_seconds)
     : post_(std::move(post)), history_seconds_(history_seconds) {}
 
-void Hub::on_event(const json& event) {
+void Hub::on_event(const tournament::Event& event) {
   post_([this, event] {
     try {
       ingest(event);
     } catch (const std::exception& e) {
-      spdlog::warn("web: an event the hub cannot use ({}): {}", e.what(), event.dump().substr(0, 200));
+      spdlog::warn("web: a {} event the hub cannot use: {}", tournament::type_name(event.body), e.what());
     }
   });
 }
 
-void Hub::apply_move(GameRecord& record, json& event) {
+Hub::MoveView Hub::replay(Board& board, const std::string& variant, const tournament::Event& event,
+                          const tournament::MoveEvent& move) {
   // The hub replays the move on its own board to know whether it gives check; a move it cannot
   // replay (a resumed game, a substitute it does not know) re-seats the board from the event's FEN.
-  const std::string uci = string_field(event, "uci");
-  const std::string fen = string_field(event, "fen");
-  if (record.game && !uci.empty() && record.game->apply(uci).has_value()) {
-    if (!fen.empty() && record.game->fen() != fen) record.game.reset();
+  if (board.game && !move.uci.empty() && board.game->apply(move.uci).has_value()) {
+    if (!move.fen.empty() && board.game->fen() != move.fen) board.game.reset();
   } else {
-    record.game.reset();
+    board.game.reset();
   }
-  if (!record.game && !fen.empty()) {
-    auto game = games::make_game(string_field(record.start, "variant", "chess"), fen);
-    if (game) record.game = std::move(*game);
+  if (!board.game && !move.fen.empty()) {
+    auto game = games::make_game(variant.empty() ? "chess" : variant, move.fen);
+    if (game) board.game = std::move(*game);
   }
-  if (record.game) {
-    const games::BoardView view = record.game->board_view();
-    event["check_square"] = view.check_square ? json(*view.check_square) : json();
-    if (string_field(event, "human").empty() && view.last_move_human) event["human"] = *view.last_move_human;
-  } else {
-    event["check_square"] = nullptr;
+  MoveView view{event.seq, event.time, std::nullopt, {}};
+  if (board.game) {
+    const games::BoardView b = board.game->board_view();
+    view.check_square = b.check_square;
+    if (move.human.empty() && b.last_move_human) view.human = *b.last_move_human;
   }
+  return view;
 }
 
-void Hub::ingest(json event) {
-  if (!event.is_object()) return;
-  const std::string type = string_field(event, "type");
-  const double now = number_field(event, "time");
-  if (type == "tournament_start") {
-    tournament_ = event;
-    tournament_end_ = nullptr;
-  } else if (type == "tournament_end") {
-    tournament_end_ = event;
-  } else if (type == "game_start") {
-    const std::string id = string_field(event, "game");
-    if (id.empty()) return;
-    GameRecord& record = games_[id];
-    if (record.start.is_null()) order_.push_back(id);
-    record.start = event;
-    record.moves.clear();
-    record.end = nullptr;
-    auto game = games::make_game(string_field(event, "variant", "chess"), string_field(event, "start_fen"));
-    record.game = game ? std::move(*game) : nullptr;
-  } else if (type == "move") {
-    auto it = games_.find(string_field(event, "game"));
-    if (it == games_.end()) return;  // a move of a game never started: nothing to attach it to
-    apply_move(it->second, event);
-    it->second.moves.push_back(event);
+bool Hub::apply_game(const tournament::Event& event) {
+  if (const auto* start = std::get_if<tournament::GameStart>(&event.body)) {
+    if (start->game.empty()) return false;
+    if (!book_.find(start->game)) order_.push_back(start->game);
+    book_.apply(event);
+    auto game = games::make_game(start->variant.empty() ? "chess" : start->variant, start->start_fen);
+    boards_[start->game] = Board{game ? std::move(*game) : nullptr, {}};
+    return true;
+  }
+  if (const auto* move = std::get_if<tournament::MoveEvent>(&event.body)) {
+    const tournament::GameRecord* record = book_.apply(event);
+    if (!record) return false;  // a move of a game never started (or over): nothing to attach it to
+    Board& board = boards_[move->game];
+    board.moves.push_back(replay(board, record->start.variant, event, *move));
     ++num_moves_;
-    if (event.contains("failure") && !event["failure"].is_null()) ++num_failures_;
-  } else if (type == "game_end") {
-    auto it = games_.find(string_field(event, "game"));
-    if (it == games_.end()) return;
-    it->second.end = event;
-    it->second.game.reset();
-  } else if (type == "standings") {
-    standings_ = event.value("rows", json::array());
-  } else if (type == "metrics") {
-    const std::string model = string_field(event, "model");
-    if (string_field(event, "source") != "server") external_metrics_time_[model] = now;
-    auto& samples = metrics_[model];
-    samples.push_back(event);
-    while (!samples.empty() && number_field(samples.front(), "time") < now - history_seconds_)
-      samples.pop_front();
-  } else {
-    return;  // an unknown type is not forwarded
+    if (move->failure) ++num_failures_;
+    return true;
   }
-  broadcast(event);
+  const auto& end = std::get<tournament::GameEnd>(event.body);
+  if (!book_.apply(event)) return false;
+  boards_[end.game].game.reset();
+  return true;
 }
 
-void Hub::broadcast(const json& event) {
+void Hub::apply_metrics(const tournament::Event& event, const tournament::MetricsEvent& m) {
+  if (m.source != "server") external_metrics_time_[m.model] = event.time;
+  auto& samples = metrics_[m.model];
+  samples.push_back(event);
+  while (!samples.empty() && samples.front().time < event.time - history_seconds_) samples.pop_front();
+}
+
+bool Hub::apply(const tournament::Event& event) {
+  using namespace tournament;
+  return std::visit(
+      [&]<typename T>(const T& body) {
+        if constexpr (std::is_same_v<T, TournamentStart>) {
+          tournament_ = event;
+          tournament_end_.reset();
+        } else if constexpr (std::is_same_v<T, TournamentEnd>) {
+          tournament_end_ = body;
+        } else if constexpr (std::is_same_v<T, StandingsEvent>) {
+          standings_ = body;
+        } else if constexpr (std::is_same_v<T, MetricsEvent>) {
+          apply_metrics(event, body);
+        } else {
+          return apply_game(event);
+        }
+        return true;
+      },
+      event.body);
+}
+
+const Hub::MoveView& Hub::view_of(const Board& board, size_t ply_index) {
+  // Events that reuse a game's index under another id share one record but not one board: a
+  // move without its view gets an empty one.
+  static const MoveView kNone;
+  return ply_index < board.moves.size() ? board.moves[ply_index] : kNone;
+}
+
+json Hub::move_json(const tournament::MoveEvent& move, const MoveView& view) const {
+  json j = tournament::Event{view.seq, view.time, move};
+  j["check_square"] = view.check_square ? json(*view.check_square) : json();
+  if (!view.human.empty()) j["human"] = view.human;
+  return j;
+}
+
+json Hub::event_json(const tournament::Event& event) const {
+  if (const auto* move = std::get_if<tournament::MoveEvent>(&event.body))
+    if (const auto it = boards_.find(move->game); it != boards_.end() && !it->second.moves.empty())
+      return move_json(*move, it->second.moves.back());
+  return event;
+}
+
+void Hub::ingest(const tournament::Event& event) {
+  if (apply(event)) broadcast(event, event_json(event));
+}
+
+void Hub::broadcast(const tournament::Event& event, const json& body_json) {
   if (clients_.empty()) return;
-  const std::string body = event.dump(-1, ' ', false, json::error_handler_t::replace);
-  const bool may_drop = droppable(string_field(event, "type"));
+  const std::string body = body_json.dump(-1, ' ', false, json::error_handler_t::replace);
+  const bool may_drop = droppable(tournament::type_name(event.body));
   // deliver() may close a client, which calls leave(); iterate over a copy of the keys.
   std::vector<HubClient*> targets;
   for (const auto& [client, state] : clients_)
-    if (wants(state.sub, event)) targets.push_back(client);
+    if (wants(state.sub, body_json)) targets.push_back(client);
   for (HubClient* client : targets) {
     auto it = clients_.find(client);
     if (it == clients_.end()) continue;
@@ -195,80 +225,78 @@ void Hub::handle_message(HubClient* client, std::string_view text) {
   }
 }
 
-json Hub::game_summary(const std::string& id, const GameRecord& record) const {
-  json s = {{"id", id},
-            {"index", integer_field(record.start, "index")},
-            {"variant", string_field(record.start, "variant")},
-            {"first", string_field(record.start, "first")},
-            {"second", string_field(record.start, "second")},
-            {"start_fen", string_field(record.start, "start_fen")},
-            {"opening", string_field(record.start, "opening")},
-            {"plies", record.moves.size()},
-            {"in_flight", record.end.is_null()}};
+json Hub::game_summary(const tournament::GameRecord& record, const Board& board) const {
+  const tournament::GameStart& start = record.start;
+  json s = {{"id", start.game},         {"index", start.index},         {"variant", start.variant},
+            {"first", start.first},     {"second", start.second},       {"start_fen", start.start_fen},
+            {"opening", start.opening}, {"plies", record.moves.size()}, {"in_flight", !record.end}};
+  const auto clock = [](const tournament::ClockMs& c) { return c ? json(*c) : json(); };
   if (record.moves.empty()) {
-    s["fen"] = s["start_fen"];
+    s["fen"] = start.start_fen;
     s["last_move"] = nullptr;
     s["check_square"] = nullptr;
-    s["clock_ms"] = record.start.value("clock_ms", json());
+    s["clock_ms"] = clock(start.clock_ms);
   } else {
-    const json& last = record.moves.back();
-    s["fen"] = string_field(last, "fen");
-    s["last_move"] = string_field(last, "uci");
-    s["last_human"] = string_field(last, "human");
-    s["check_square"] = last.value("check_square", json());
-    s["clock_ms"] = last.value("clock_ms", json());
+    const tournament::MoveEvent& last = record.moves.back();
+    const MoveView& view = view_of(board, record.moves.size() - 1);
+    s["fen"] = last.fen;
+    s["last_move"] = last.uci;
+    s["last_human"] = view.human.empty() ? last.human : view.human;
+    s["check_square"] = view.check_square ? json(*view.check_square) : json();
+    s["clock_ms"] = clock(last.clock_ms);
   }
-  if (record.game) s["board"] = board_json(record.game->board_view());
-  if (record.end.is_null()) {
-    s["result"] = nullptr;
-    s["reason"] = nullptr;
-  } else {
-    s["result"] = string_field(record.end, "result", "*");
-    s["reason"] = string_field(record.end, "reason");
-  }
+  if (board.game) s["board"] = board_json(board.game->board_view());
+  s["result"] = record.end ? json(record.end->result) : json();
+  s["reason"] = record.end ? json(record.end->reason) : json();
   return s;
 }
 
 json Hub::tournament_json() const {
   const TournamentStats st = stats();
-  json t = tournament_.is_null() ? json::object() : tournament_;
+  json t = tournament_ ? json(*tournament_) : json::object();
   t.erase("seq");
   t.erase("type");
   t["games_total"] = st.games_total;
   t["games_done"] = st.games_done;
   t["games_in_flight"] = st.games_in_flight;
   t["moves"] = st.moves;
-  t["finished"] = !tournament_end_.is_null();
-  t["interrupted"] = tournament_end_.is_null() ? false : bool_field(tournament_end_, "interrupted");
+  t["finished"] = tournament_end_.has_value();
+  t["interrupted"] = tournament_end_ && tournament_end_->interrupted;
   return t;
 }
 
 json Hub::games_json() const {
   json list = json::array();
-  for (const std::string& id : order_) list.push_back(game_summary(id, games_.at(id)));
+  for (const std::string& id : order_) list.push_back(game_summary(*book_.find(id), boards_.at(id)));
   return list;
 }
 
 std::optional<json> Hub::game_json(const std::string& id) const {
-  auto it = games_.find(id);
-  if (it == games_.end()) return std::nullopt;
-  json g = game_summary(id, it->second);
-  g["clock_start_ms"] = it->second.start.value("clock_ms", json());
-  g["moves"] = it->second.moves;
-  g["pgn"] = game_pgn(it->second.start, it->second.moves, it->second.end);
+  const tournament::GameRecord* record = book_.find(id);
+  if (!record) return std::nullopt;
+  const Board& board = boards_.at(id);
+  json g = game_summary(*record, board);
+  g["clock_start_ms"] = record->start.clock_ms ? json(*record->start.clock_ms) : json();
+  json moves = json::array();
+  for (size_t i = 0; i < record->moves.size(); ++i)
+    moves.push_back(move_json(record->moves[i], view_of(board, i)));
+  g["moves"] = std::move(moves);
+  // The tournament's PGN writer (games.pgn's notation); a game it cannot replay has none.
+  auto pgn = tournament::game_to_pgn(*record, tournament::PgnContext{});
+  g["pgn"] = pgn ? *pgn : std::string();
   return g;
 }
 
 json Hub::standings_json() const {
-  return standings_;
+  return json(standings_)["rows"];
 }
 
 json Hub::metrics_history_json(double since) const {
   json models = json::object();
   for (const auto& [model, samples] : metrics_) {
     json list = json::array();
-    for (const json& s : samples)
-      if (number_field(s, "time") >= since) list.push_back(s);
+    for (const tournament::Event& s : samples)
+      if (s.time >= since) list.push_back(s);
     models[model] = std::move(list);
   }
   return json{{"models", models}, {"history_seconds", history_seconds_}};
@@ -276,8 +304,8 @@ json Hub::metrics_history_json(double since) const {
 
 TournamentStats Hub::stats() const {
   TournamentStats st;
-  st.games_total = tournament_.is_null() ? 0 : integer_field(tournament_, "num_games");
-  for (const auto& [id, record] : games_) (record.end.is_null() ? st.games_in_flight : st.games_done)++;
+  st.games_total = tournament_ ? std::get<tournament::TournamentStart>(tournament_->body).num_games : 0;
+  for (const std::string& id : order_) (book_.find(id)->end ? st.games_done : st.games_in_flight)++;
   st.games_total = std::max(st.games_total, st.games_done + st.games_in_flight);
   st.moves = num_moves_;
   st.failures = num_failures_;
@@ -291,14 +319,14 @@ bool Hub::has_recent_external_metrics(const std::string& model, double now, doub
 }
 
 json Hub::snapshot(const Subscription& sub) const {
-  json snap = {{"tournament", tournament_json()}, {"standings", standings_}};
+  json snap = {{"tournament", tournament_json()}, {"standings", standings_json()}};
   switch (sub.view) {
     case Subscription::View::Overview: {
       snap["view"] = "overview";
       json in_flight = json::array(), finished = json::array();
       for (const std::string& id : order_) {
-        const GameRecord& record = games_.at(id);
-        (record.end.is_null() ? in_flight : finished).push_back(game_summary(id, record));
+        const tournament::GameRecord& record = *book_.find(id);
+        (record.end ? finished : in_flight).push_back(game_summary(record, boards_.at(id)));
       }
       // The most recent results only: the full list is /api/games.
       if (finished.size() > 50) finished.erase(finished.begin(), finished.end() - 50);

@@ -1,6 +1,8 @@
-// The board server's hub: a TournamentObserver that keeps its own live picture of the tournament
-// from the events (games in flight with their moves, finished games, standings, progress, the
-// last hour of engine metrics samples) and fans events out to the WebSocket clients.
+// The board server's hub: a TournamentObserver that keeps the live picture of the tournament from
+// its events (events.h): the games in the tournament's own game records (game_record.h) with a
+// board per game in flight, standings, progress and the last hour of engine metrics samples; and
+// fans the events out to the WebSocket clients as JSON (docs/events.md, plus each move's
+// `check_square`).
 //
 // Threading: on_event may be called from any thread (the runner's); it only posts the event to
 // the server's io thread. Everything else (ingest, the read accessors used by REST, client
@@ -19,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arena/tournament/game_record.h"
 #include "arena/tournament/observer.h"
 #include "games/game.h"
 
@@ -54,11 +57,11 @@ class Hub final : public tournament::TournamentObserver {
   explicit Hub(std::function<void(std::function<void()>)> post, double history_seconds = 3600);
 
   // Any thread: posts the event to the io thread.
-  void on_event(const nlohmann::json& event) override;
+  void on_event(const tournament::Event& event) override;
 
   // --- io thread only ---
   // Applies one event to the state and sends it to the clients that watch it.
-  void ingest(nlohmann::json event);
+  void ingest(const tournament::Event& event);
   // A client connected: it watches the overview and gets its snapshot.
   void join(HubClient* client);
   // A client went away.
@@ -82,30 +85,47 @@ class Hub final : public tournament::TournamentObserver {
   bool has_recent_external_metrics(const std::string& model, double now, double seconds) const;
 
  private:
-  struct GameRecord {
-    nlohmann::json start;               // the game_start event
-    std::vector<nlohmann::json> moves;  // move events, ply order
-    nlohmann::json end;                 // the game_end event, null while in flight
+  // What the hub adds to a move event: the checked king's square, and the move's notation when
+  // the event had none (both from the hub's board), with the event's seq and time.
+  struct MoveView {
+    std::optional<int64_t> seq;
+    double time = 0;
+    std::optional<std::string> check_square;
+    std::string human;
+  };
+  struct Board {
     std::unique_ptr<games::Game> game;  // the live position (in flight only)
+    std::vector<MoveView> moves;        // one per move of the game's record
   };
   struct ClientState {
     Subscription sub;
     int64_t seq = 0;  // the last seq sent to this client
   };
 
+  // Applies one event; false for one the hub cannot attach (a move of a game never started).
+  bool apply(const tournament::Event& event);
+  bool apply_game(const tournament::Event& event);
+  void apply_metrics(const tournament::Event& event, const tournament::MetricsEvent& m);
+  // Replays the move on the game's board: its check square and notation.
+  MoveView replay(Board& board, const std::string& variant, const tournament::Event& event,
+                  const tournament::MoveEvent& move);
+  // The view of the move at `ply_index` (0-based) of the board, or an empty one.
+  static const MoveView& view_of(const Board& board, size_t ply_index);
+  nlohmann::json move_json(const tournament::MoveEvent& move, const MoveView& view) const;
+  nlohmann::json event_json(const tournament::Event& event) const;
   void send_snapshot(HubClient* client, ClientState& state);
-  void broadcast(const nlohmann::json& event);
-  void apply_move(GameRecord& record, nlohmann::json& event);
-  nlohmann::json game_summary(const std::string& id, const GameRecord& record) const;
+  void broadcast(const tournament::Event& event, const nlohmann::json& body);
+  nlohmann::json game_summary(const tournament::GameRecord& record, const Board& board) const;
 
   std::function<void(std::function<void()>)> post_;
   double history_seconds_;
-  nlohmann::json tournament_;  // the tournament_start event (null before)
-  nlohmann::json tournament_end_;
-  std::map<std::string, GameRecord> games_;
+  std::optional<tournament::Event> tournament_;  // the tournament_start event
+  std::optional<tournament::TournamentEnd> tournament_end_;
+  tournament::GameBook book_;
+  std::map<std::string, Board> boards_;
   std::vector<std::string> order_;  // game ids in start order
-  nlohmann::json standings_ = nlohmann::json::array();
-  std::map<std::string, std::deque<nlohmann::json>> metrics_;
+  tournament::StandingsEvent standings_;
+  std::map<std::string, std::deque<tournament::Event>> metrics_;
   std::map<std::string, double> external_metrics_time_;
   int64_t num_moves_ = 0, num_failures_ = 0;
   std::map<HubClient*, ClientState> clients_;

@@ -71,7 +71,7 @@ std::expected<LogContents, std::string> read_event_log(const std::filesystem::pa
 }
 
 std::expected<EventLog, std::string> EventLog::open(const std::filesystem::path& path, bool resume,
-                                                    std::vector<nlohmann::json>* existing) {
+                                                    std::vector<Event>* existing) {
   EventLog log;
   log.path_ = path;
   std::error_code ec;
@@ -83,10 +83,18 @@ std::expected<EventLog, std::string> EventLog::open(const std::filesystem::path&
     if (ec)
       return std::unexpected(
           fmt::format("cannot cut the torn last line of '{}': {}", path.string(), ec.message()));
-    for (const auto& e : contents->events)
-      if (e.contains("seq") && e["seq"].is_number_integer())
-        log.next_seq_ = std::max(log.next_seq_, e["seq"].get<int64_t>() + 1);
-    if (existing) *existing = std::move(contents->events);
+    for (size_t i = 0; i < contents->events.size(); ++i) {
+      const nlohmann::json& line = contents->events[i];
+      if (line.contains("seq") && line["seq"].is_number_integer())
+        log.next_seq_ = std::max(log.next_seq_, line["seq"].get<int64_t>() + 1);
+      auto event = parse_event(line);
+      if (!event && line.value("type", nlohmann::json()).is_string() &&
+          event.error().starts_with("unknown event type"))
+        continue;  // a reader ignores what it does not know
+      if (!event)
+        return std::unexpected(fmt::format("{}: event {}: {}", path.string(), i + 1, event.error()));
+      if (existing) existing->push_back(std::move(*event));
+    }
   } else if (exists && !resume) {
     return std::unexpected(
         fmt::format("'{}' already exists: resume the run, or choose another output folder", path.string()));
@@ -97,9 +105,9 @@ std::expected<EventLog, std::string> EventLog::open(const std::filesystem::path&
   return log;
 }
 
-std::expected<void, std::string> EventLog::append(nlohmann::json& event) {
-  event["seq"] = next_seq_++;
-  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+std::expected<void, std::string> EventLog::append(Event& event) {
+  event.seq = next_seq_++;
+  std::string line = nlohmann::json(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += '\n';
   size_t done = 0;
   while (done < line.size()) {

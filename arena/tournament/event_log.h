@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "arena/tournament/events.h"
+
 namespace arena::tournament {
 
 class EventLog {
@@ -23,12 +25,13 @@ class EventLog {
   ~EventLog();
 
   // Creates `path` afresh (an existing file is an error unless `resume`); with `resume`, reads
-  // the events already there into `existing` (the truncated last line dropped and cut off).
+  // the events already there into `existing` (the truncated last line dropped and cut off; events
+  // of a type this build does not know skipped). An error for an event it cannot read.
   static std::expected<EventLog, std::string> open(const std::filesystem::path& path, bool resume,
-                                                   std::vector<nlohmann::json>* existing);
+                                                   std::vector<Event>* existing);
 
   // Appends `event` as one line (its seq is set to the next number).
-  std::expected<void, std::string> append(nlohmann::json& event);
+  std::expected<void, std::string> append(Event& event);
   // Makes everything appended so far durable (fsync).
   void sync();
   // The seq the next event gets.

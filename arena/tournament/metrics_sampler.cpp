@@ -18,8 +18,8 @@ engine::Histogram delta(const engine::Histogram& now, const engine::Histogram& b
 
 }  // namespace
 
-MetricsSampler::MetricsSampler(std::vector<EngineSource> engines) : engines_(std::move(engines)) {
-  std::erase_if(engines_, [](const EngineSource& e) { return e.engine == nullptr; });
+MetricsSampler::MetricsSampler(std::vector<models::EngineSource> engines) : engines_(std::move(engines)) {
+  std::erase_if(engines_, [](const models::EngineSource& e) { return e.engine == nullptr; });
   previous_.resize(engines_.size());
   previous_time_.assign(engines_.size(), -1.0);
 }
@@ -76,7 +76,7 @@ std::vector<EngineSample> MetricsSampler::sample(double now, int64_t tick, int64
     s.prefix_hits = m.prefix_cache_hits - p.prefix_cache_hits;
     s.prefix_hit_rate = queries > 0 ? double(s.prefix_hits) / double(queries) : m.prefix_hit_rate();
     s.preemptions = m.num_preemptions - p.num_preemptions;
-    s.deadline_misses = m.deadline_misses;
+    s.engine_deadline_misses = m.deadline_misses;
     previous_[i] = m;
     previous_time_[i] = now;
     if (csv_)
@@ -85,8 +85,8 @@ std::vector<EngineSample> MetricsSampler::sample(double now, int64_t tick, int64
               "{:.3f},{},{},{},{},{:.2f},{:.4f},{:.4f},{:.1f},{:.1f},{},{},{:.4f},{},{:.4f},{},{},{},{}\n",
               now, tick, s.model, s.queue, s.running, s.batch, s.ttft_p50, s.ttft_p99, s.prompt_tps,
               s.gen_tps, s.kv_used, s.kv_total, s.kv_total ? double(s.kv_used) / s.kv_total : 0.0,
-              s.prefix_hits, s.prefix_hit_rate, s.preemptions, s.deadline_misses, runner_deadline_misses,
-              s.steps)
+              s.prefix_hits, s.prefix_hit_rate, s.preemptions, s.engine_deadline_misses,
+              runner_deadline_misses, s.steps)
               .c_str(),
           csv_);
     latest_.push_back(s);
@@ -95,22 +95,10 @@ std::vector<EngineSample> MetricsSampler::sample(double now, int64_t tick, int64
   return latest_;
 }
 
-nlohmann::json MetricsSampler::to_event(const EngineSample& s, int64_t runner_deadline_misses) {
-  return {{"type", "metrics"},
-          {"model", s.model},
-          {"queue", s.queue},
-          {"running", s.running},
-          {"batch", s.batch},
-          {"ttft_p50", s.ttft_p50},
-          {"ttft_p99", s.ttft_p99},
-          {"prompt_tps", s.prompt_tps},
-          {"gen_tps", s.gen_tps},
-          {"kv_used", s.kv_used},
-          {"kv_total", s.kv_total},
-          {"prefix_hit_rate", s.prefix_hit_rate},
-          {"preemptions", s.preemptions},
-          {"deadline_misses", runner_deadline_misses},
-          {"engine_deadline_misses", s.deadline_misses}};
+MetricsEvent MetricsSampler::to_event(const EngineSample& s, std::optional<int64_t> runner_deadline_misses) {
+  MetricsEvent event = s;
+  event.deadline_misses = runner_deadline_misses;
+  return event;
 }
 
 }  // namespace arena::tournament

@@ -2,43 +2,37 @@
 // happened since the previous sample (TTFT quantiles and mean batch size from the histogram
 // deltas, prompt and generation tokens per second, prefix hits and preemptions since then) with
 // the current queue, running and KV numbers. Samples go to metrics.csv (one row per engine) and
-// to observers as `metrics` events.
+// to observers as `metrics` events. The one sampler of arena: the runner samples per tick, the
+// board server on its own timer when no tournament runs (`arena serve`).
 #pragma once
 
 #include <cstdio>
 #include <expected>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "arena/tournament/runner.h"
+#include "arena/models/engine_source.h"
+#include "arena/tournament/events.h"
 #include "engine/api.h"
 
 namespace arena::tournament {
 
-struct EngineSample {
-  std::string model;
-  int32_t queue = 0, running = 0;
-  double batch = 0;  // mean sequences per step since the last sample (0 when no step)
-  double ttft_p50 = 0, ttft_p99 = 0;
-  double prompt_tps = 0, gen_tps = 0;
-  int32_t kv_used = 0, kv_total = 0;
-  double prefix_hit_rate = 0;   // since the last sample (cumulative when nothing was looked up)
-  int64_t prefix_hits = 0;      // tokens, since the last sample
-  int64_t preemptions = 0;      // since the last sample
-  int64_t deadline_misses = 0;  // the engine's, cumulative
-  int64_t steps = 0;            // since the last sample
+// A sample: the `metrics` event's numbers (deadline_misses unset) and two more for metrics.csv.
+struct EngineSample : MetricsEvent {
+  int64_t prefix_hits = 0;  // tokens, since the last sample
+  int64_t steps = 0;        // since the last sample
 };
 
 class MetricsSampler {
  public:
-  explicit MetricsSampler(std::vector<EngineSource> engines);
+  explicit MetricsSampler(std::vector<models::EngineSource> engines);
   ~MetricsSampler();
 
-  // Starts metrics.csv at `path` (appending when it exists, for a resumed run).
+  // Starts metrics.csv at `path` (appending when it exists, for a resumed run); without it the
+  // samples are only returned.
   std::expected<void, std::string> open_csv(const std::filesystem::path& path);
-  // Samples every engine at `now` (seconds since the run began); writes the CSV rows tagged with
+  // Samples every engine at `now` (seconds, on any fixed origin); writes the CSV rows tagged with
   // `tick` and the runner's own cumulative deadline misses.
   std::vector<EngineSample> sample(double now, int64_t tick, int64_t runner_deadline_misses);
   // The latest samples.
@@ -47,11 +41,11 @@ class MetricsSampler {
   // The sampled engines' model names.
   std::vector<std::string> models() const;
 
-  // A sample as a `metrics` event (docs/events.md).
-  static nlohmann::json to_event(const EngineSample& s, int64_t runner_deadline_misses);
+  // A sample as a `metrics` event (docs/events.md); `runner_deadline_misses` null without a runner.
+  static MetricsEvent to_event(const EngineSample& s, std::optional<int64_t> runner_deadline_misses);
 
  private:
-  std::vector<EngineSource> engines_;
+  std::vector<models::EngineSource> engines_;
   std::vector<engine::MetricsSnapshot> previous_;
   std::vector<double> previous_time_;
   std::vector<EngineSample> latest_;

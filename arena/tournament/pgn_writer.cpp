@@ -83,16 +83,42 @@ struct Wrapper {
   }
 };
 
-std::string move_comment(const MoveRecord& m) {
+std::string move_comment(const MoveEvent& m) {
   std::string c = fmt::format("{:.2f}s", m.latency_s);
   if (m.clock_ms)
     c += fmt::format(" [%clk {}]", format_clock(m.first_side ? (*m.clock_ms)[0] : (*m.clock_ms)[1]));
-  if (!m.substitute.empty()) {
-    c += fmt::format(" {} for {}", m.substitute, m.agent);
-    if (!m.failure_kind.empty()) c += fmt::format(" ({})", m.failure_kind);
+  if (m.substitute) {
+    c += fmt::format(" {} for {}", config::to_string(*m.substitute), m.agent);
+    if (m.failure) c += fmt::format(" ({})", agents::to_string(m.failure->kind));
   }
   if (m.retries > 0) c += fmt::format(" retries={}", m.retries);
   return comment_text(c);
+}
+
+// The moves in SAN (chess) or Fairy-Stockfish SAN (janggi), replayed from `start`; an error for a
+// move that is not legal there.
+std::expected<std::vector<std::string>, std::string> san_moves(const GameStart& g, const games::Game& start,
+                                                               const std::vector<MoveEvent>& played) {
+  std::vector<std::string> uci;
+  for (const auto& m : played) uci.push_back(m.uci);
+  if (g.variant.starts_with("janggi")) {
+    auto san = janggi_san_moves(g.variant, start.fen(), uci);
+    if (!san) return std::unexpected(fmt::format("game {}: {}", g.game, san.error()));
+    return std::move(*san);
+  }
+  std::vector<std::string> san;
+  auto replay = start.clone();
+  for (const auto& move : uci) {
+    const auto legal = replay->legal_moves();
+    const auto human = replay->legal_moves_human();
+    std::string text;
+    for (size_t k = 0; k < legal.size(); ++k)
+      if (legal[k] == move) text = human[k];
+    if (text.empty()) return std::unexpected(fmt::format("game {}: move {} is not legal", g.game, move));
+    if (auto ok = replay->apply(move); !ok) return std::unexpected(ok.error().message);
+    san.push_back(text);
+  }
+  return san;
 }
 
 }  // namespace
@@ -106,30 +132,17 @@ std::string pgn_time_control(const std::optional<config::ClockConfig>& clock) {
   return clock->increment.count() > 0 ? secs(clock->base) + "+" + secs(clock->increment) : secs(clock->base);
 }
 
-std::expected<std::string, std::string> game_to_pgn(const GameRecord& g, const PgnContext& context) {
+std::expected<std::string, std::string> game_to_pgn(const GameRecord& record, const PgnContext& context) {
+  const GameStart& g = record.start;
+  const std::string& result = record.result();
+  const std::string reason = record.end ? record.end->reason : "";
+  const std::string termination = record.end ? record.end->termination : "";
   const bool janggi = g.variant.starts_with("janggi");
   auto game = games::make_game(g.variant, g.start_fen);
-  if (!game) return std::unexpected(fmt::format("game {}: {}", g.id, game.error().message));
-  std::vector<std::string> uci;
-  for (const auto& m : g.moves) uci.push_back(m.uci);
-  std::vector<std::string> san;
-  if (janggi) {
-    auto moves = janggi_san_moves(g.variant, (*game)->fen(), uci);
-    if (!moves) return std::unexpected(fmt::format("game {}: {}", g.id, moves.error()));
-    san = std::move(*moves);
-  } else {
-    auto replay = (*game)->clone();
-    for (const auto& move : uci) {
-      const auto legal = replay->legal_moves();
-      const auto human = replay->legal_moves_human();
-      std::string text;
-      for (size_t k = 0; k < legal.size(); ++k)
-        if (legal[k] == move) text = human[k];
-      if (text.empty()) return std::unexpected(fmt::format("game {}: move {} is not legal", g.id, move));
-      if (auto ok = replay->apply(move); !ok) return std::unexpected(ok.error().message);
-      san.push_back(text);
-    }
-  }
+  if (!game) return std::unexpected(fmt::format("game {}: {}", g.game, game.error().message));
+  auto moves = san_moves(g, **game, record.moves);
+  if (!moves) return std::unexpected(moves.error());
+  const std::vector<std::string>& san = *moves;
   const std::string start = (*game)->fen();
   std::string out;
   auto tag = [&](const char* name, const std::string& value) {
@@ -137,11 +150,11 @@ std::expected<std::string, std::string> game_to_pgn(const GameRecord& g, const P
   };
   tag("Event", context.event);
   tag("Site", context.site);
-  tag("Date", format_date(g.start_time));
+  tag("Date", format_date(record.start_time));
   tag("Round", std::to_string(g.index + 1));
   tag("White", g.first);
   tag("Black", g.second);
-  tag("Result", g.result);
+  tag("Result", result);
   tag("Variant", janggi ? "Janggi" : "Standard");
   // pychess-variants writes every janggi game as "Janggi" and has no tag for the rule set;
   // VariantRules (ignored by PGN readers that do not know it) keeps arena's variant name, which
@@ -152,8 +165,8 @@ std::expected<std::string, std::string> game_to_pgn(const GameRecord& g, const P
     tag("SetUp", "1");
   }
   if (!g.opening.empty()) tag("Opening", g.opening);
-  tag("Termination", g.termination.empty() ? (g.result == "*" ? "unterminated" : "normal") : g.termination);
-  tag("PlyCount", std::to_string(g.moves.size()));
+  tag("Termination", termination.empty() ? (result == "*" ? "unterminated" : "normal") : termination);
+  tag("PlyCount", std::to_string(record.moves.size()));
   tag("TimeControl", pgn_time_control(context.clock));
   out += '\n';
 
@@ -175,12 +188,12 @@ std::expected<std::string, std::string> game_to_pgn(const GameRecord& g, const P
       w.add(fmt::format("{}... {}", fullmove, san[i]));
     else
       w.add(san[i]);
-    w.comment(move_comment(g.moves[i]));
+    w.comment(move_comment(record.moves[i]));
     need_number = true;  // a comment follows every move, so the next black move is numbered
     if (!first_side) ++fullmove;
   }
-  if (!g.reason.empty()) w.comment(comment_text(g.reason));
-  w.add(g.result);
+  if (!reason.empty()) w.comment(comment_text(reason));
+  w.add(result);
   out += w.text + "\n\n";
   return out;
 }

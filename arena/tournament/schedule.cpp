@@ -146,12 +146,11 @@ std::expected<std::vector<Opening>, std::string> load_openings(const config::Ope
   return out;
 }
 
-std::expected<std::vector<ScheduledGame>, std::string> make_schedule(
+namespace {
+
+// The pairings of the format, by participant index (a gauntlet's seed first).
+std::expected<std::vector<std::pair<int32_t, int32_t>>, std::string> pairings_of(
     const config::TournamentConfig& config, const std::vector<SchedulePlayer>& players) {
-  if (players.size() < 2) return std::unexpected(std::string("a tournament needs at least two agents"));
-  if (config.games_per_pairing < 1)
-    return std::unexpected(std::string("games_per_pairing must be at least 1"));
-  // The pairings, by participant index.
   std::vector<std::pair<int32_t, int32_t>> pairings;
   const int32_t n = int32_t(players.size());
   if (config.format == config::Format::Gauntlet) {
@@ -172,6 +171,19 @@ std::expected<std::vector<ScheduledGame>, std::string> make_schedule(
       for (int32_t i = 0; i < n; ++i)
         for (int32_t j = i + 1; j < n; ++j) pairings.emplace_back(i, j);
   }
+  return pairings;
+}
+
+}  // namespace
+
+std::expected<std::vector<ScheduledGame>, std::string> make_schedule(
+    const config::TournamentConfig& config, const std::vector<SchedulePlayer>& players) {
+  if (players.size() < 2) return std::unexpected(std::string("a tournament needs at least two agents"));
+  if (config.games_per_pairing < 1)
+    return std::unexpected(std::string("games_per_pairing must be at least 1"));
+  auto made = pairings_of(config, players);
+  if (!made) return std::unexpected(made.error());
+  const std::vector<std::pair<int32_t, int32_t>>& pairings = *made;
   auto plays = [&](int32_t p, const std::string& v) {
     return std::find(players[p].variants.begin(), players[p].variants.end(), v) != players[p].variants.end();
   };

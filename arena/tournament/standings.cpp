@@ -27,8 +27,70 @@ double draw_percent(const ScoreStats& s) {
   return 100.0 * (s.penta.pairs() ? s.pair_draw_ratio() : s.draw_ratio());
 }
 
-bool is_illegal_kind(const std::string& kind) {
-  return kind == "illegal" || kind == "unparseable";
+// Whether a failure kind counts as an illegal answer.
+bool is_illegal_kind(const std::optional<agents::FailureKind>& kind) {
+  return kind == agents::FailureKind::Illegal || kind == agents::FailureKind::Unparseable;
+}
+
+using Rows = std::map<std::string, StandingRow>;
+
+// One finished game's result and its sides' numbers added to `rows`.
+void add_game(const GameRecord& g, Rows& rows, std::map<std::string, double>& latency_sum) {
+  const std::string& result = g.result();
+  StandingRow& first = rows[g.start.first];
+  StandingRow& second = rows[g.start.second];
+  first.agent = g.start.first;
+  second.agent = g.start.second;
+  if (result == "1-0") {
+    ++first.stats.wins;
+    ++second.stats.losses;
+  } else if (result == "0-1") {
+    ++first.stats.losses;
+    ++second.stats.wins;
+  } else {
+    ++first.stats.draws;
+    ++second.stats.draws;
+  }
+  for (int side = 0; side < 2; ++side) {
+    const SideUsage& u = g.usage[side];
+    const std::string& agent = side == 0 ? g.start.first : g.start.second;
+    StandingRow& r = rows[agent];
+    r.moves += u.moves;
+    r.retries += u.retries;
+    r.illegal_answers += u.illegal;
+    r.failures += u.failures;
+    latency_sum[agent] += u.latency_s;
+    r.prompt_tokens += u.prompt_tokens;
+    r.cached_tokens += u.cached_tokens;
+    r.completion_tokens += u.completion_tokens;
+  }
+  if (!g.end->failure_agent.empty()) {
+    StandingRow& r = rows[g.end->failure_agent];
+    ++r.moves;
+    ++r.failures;
+    r.illegal_answers += is_illegal_kind(g.end->failure_kind) ? 1 : 0;
+  }
+}
+
+// Pentanomial counts: pairs whose two games are both finished.
+void add_pairs(const std::map<int32_t, std::vector<const GameRecord*>>& pairs, Rows& rows) {
+  for (const auto& [pair, games] : pairs) {
+    if (games.size() != 2) continue;
+    for (const std::string& agent : {games[0]->start.first, games[0]->start.second}) {
+      double points = 0;
+      int32_t draws = 0;
+      for (const GameRecord* g : games) {
+        const bool first = g->start.first == agent;
+        if (g->result() == "1/2-1/2") {
+          points += 0.5;
+          ++draws;
+        } else if ((g->result() == "1-0") == first) {
+          points += 1;
+        }
+      }
+      rows[agent].stats.penta.add_pair(points, draws);
+    }
+  }
 }
 
 }  // namespace
@@ -37,66 +99,17 @@ Standings compute_standings(const std::vector<std::string>& agents, const GameBo
                             const std::optional<config::SprtConfig>& sprt) {
   Standings out;
   out.games_total = games_total;
-  std::map<std::string, StandingRow> rows;
+  Rows rows;
   std::map<std::string, double> latency_sum;
   for (const auto& a : agents) rows[a].agent = a;
   std::map<int32_t, std::vector<const GameRecord*>> pairs;
   for (const auto& [index, g] : book.games()) {
     if (!g.finished()) continue;
     ++out.games_done;
-    StandingRow& first = rows[g.first];
-    StandingRow& second = rows[g.second];
-    first.agent = g.first;
-    second.agent = g.second;
-    if (g.result == "1-0") {
-      ++first.stats.wins;
-      ++second.stats.losses;
-    } else if (g.result == "0-1") {
-      ++first.stats.losses;
-      ++second.stats.wins;
-    } else {
-      ++first.stats.draws;
-      ++second.stats.draws;
-    }
-    if (g.pair >= 0) pairs[g.pair].push_back(&g);
-    for (int side = 0; side < 2; ++side) {
-      const SideUsage& u = g.usage[side];
-      const std::string& agent = side == 0 ? g.first : g.second;
-      StandingRow& r = rows[agent];
-      r.moves += u.moves;
-      r.retries += u.retries;
-      r.illegal_answers += u.illegal;
-      r.failures += u.failures;
-      latency_sum[agent] += u.latency_s;
-      r.prompt_tokens += u.prompt_tokens;
-      r.cached_tokens += u.cached_tokens;
-      r.completion_tokens += u.completion_tokens;
-    }
-    if (!g.failure_agent.empty()) {
-      StandingRow& r = rows[g.failure_agent];
-      ++r.moves;
-      ++r.failures;
-      r.illegal_answers += is_illegal_kind(g.failure_kind) ? 1 : 0;
-    }
+    add_game(g, rows, latency_sum);
+    if (g.start.pair >= 0) pairs[g.start.pair].push_back(&g);
   }
-  // Pentanomial counts: pairs whose two games are both finished.
-  for (const auto& [pair, games] : pairs) {
-    if (games.size() != 2) continue;
-    for (const std::string& agent : {games[0]->first, games[0]->second}) {
-      double points = 0;
-      int32_t draws = 0;
-      for (const GameRecord* g : games) {
-        const bool first = g->first == agent;
-        if (g->result == "1/2-1/2") {
-          points += 0.5;
-          ++draws;
-        } else if ((g->result == "1-0") == first) {
-          points += 1;
-        }
-      }
-      rows[agent].stats.penta.add_pair(points, draws);
-    }
-  }
+  add_pairs(pairs, rows);
   for (auto& [name, r] : rows) {
     r.elo = elo_estimate(r.stats);
     if (r.moves > 0) {
@@ -258,20 +271,14 @@ std::string standings_markdown(const Standings& st) {
   return out;
 }
 
-nlohmann::json standings_event_rows(const Standings& st) {
-  nlohmann::json rows = nlohmann::json::array();
+StandingsEvent standings_event(const Standings& st) {
+  auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
+  StandingsEvent event;
   for (const auto& r : st.rows)
-    rows.push_back({{"agent", r.agent},
-                    {"games", r.stats.games()},
-                    {"wins", r.stats.wins},
-                    {"draws", r.stats.draws},
-                    {"losses", r.stats.losses},
-                    {"points", r.stats.points()},
-                    {"elo", number(r.elo.elo)},
-                    {"elo_error", number(r.elo.elo_error)},
-                    {"los", number(r.elo.los)},
-                    {"draw_ratio", r.stats.draw_ratio()}});
-  return rows;
+    event.rows.push_back({r.agent, r.stats.games(), r.stats.wins, r.stats.draws, r.stats.losses,
+                          r.stats.points(), finite(r.elo.elo), finite(r.elo.elo_error), finite(r.elo.los),
+                          r.stats.draw_ratio()});
+  return event;
 }
 
 }  // namespace arena::tournament

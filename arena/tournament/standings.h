@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arena/config/config.h"
+#include "arena/tournament/events.h"
 #include "arena/tournament/game_record.h"
 #include "arena/tournament/ratings.h"
 
@@ -63,7 +64,7 @@ std::string standings_text(const Standings& standings);
 nlohmann::json standings_json(const Standings& standings);
 // standings.md: the same tables in Markdown.
 std::string standings_markdown(const Standings& standings);
-// The rows for a `standings` event (docs/events.md).
-nlohmann::json standings_event_rows(const Standings& standings);
+// The `standings` event of these standings.
+StandingsEvent standings_event(const Standings& standings);
 
 }  // namespace arena::tournament

@@ -12,8 +12,8 @@ using namespace arena::tournament;
 
 namespace {
 
-MoveRecord move(const std::string& uci, bool first, double latency) {
-  MoveRecord m;
+MoveEvent move(const std::string& uci, bool first, double latency) {
+  MoveEvent m;
   m.uci = uci;
   m.first_side = first;
   m.latency_s = latency;
@@ -24,22 +24,22 @@ MoveRecord move(const std::string& uci, bool first, double latency) {
 
 TEST_CASE("a chess game as PGN", "[arena]") {
   GameRecord g;
-  g.index = 4;
-  g.id = "g0005";
-  g.variant = "chess";
-  g.first = "alpha";
-  g.second = "beta \"b\"";
+  g.start.index = 4;
+  g.start.game = "g0005";
+  g.start.variant = "chess";
+  g.start.first = "alpha";
+  g.start.second = "beta \"b\"";
   g.start_time = 1764547200;  // 2025-12-01 00:00 UTC
   g.moves = {move("f2f3", true, 0.5), move("e7e5", false, 1.25), move("g2g4", true, 0.1),
              move("d8h4", false, 2)};
   g.moves[1].clock_ms = std::array<int64_t, 2>{59000, 58750};
-  g.moves[3].substitute = "random_move";
+  g.moves[3].substitute = config::DeadlinePolicy::RandomMove;
   g.moves[3].agent = "beta";
-  g.moves[3].failure_kind = "timeout";
-  g.ended = true;
-  g.result = "0-1";
-  g.reason = "checkmate";
-  g.termination = "normal";
+  g.moves[3].failure = agents::MoveFailure{agents::FailureKind::Timeout, "no answer"};
+  g.end = GameEnd{};
+  g.end->result = "0-1";
+  g.end->reason = "checkmate";
+  g.end->termination = "normal";
   PgnContext ctx;
   ctx.clock = config::ClockConfig{std::chrono::milliseconds(60000), std::chrono::milliseconds(500)};
   auto pgn = game_to_pgn(g, ctx);
@@ -63,11 +63,10 @@ TEST_CASE("a chess game as PGN", "[arena]") {
 
 TEST_CASE("a game from a FEN with black to move", "[arena]") {
   GameRecord g;
-  g.variant = "chess";
-  g.start_fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+  g.start.variant = "chess";
+  g.start.start_fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
   g.moves = {move("e7e5", false, 0), move("g1f3", true, 0)};
-  g.ended = true;
-  g.result = "*";
+  g.end = GameEnd{};
   auto pgn = game_to_pgn(g, {});
   REQUIRE(pgn.has_value());
   CHECK(pgn->find("[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"]\n[SetUp \"1\"]\n") !=

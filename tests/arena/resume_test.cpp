@@ -51,8 +51,8 @@ config::TournamentConfig tourney_config() {
 class StopObserver final : public TournamentObserver {
  public:
   explicit StopObserver(std::function<bool(const nlohmann::json&)> when) : when_(std::move(when)) {}
-  void on_event(const nlohmann::json& event) override {
-    if (when_(event)) stop.store(true);
+  void on_event(const Event& event) override {
+    if (when_(nlohmann::json(event))) stop.store(true);
   }
   std::atomic<bool> stop{false};
 
@@ -198,14 +198,15 @@ TEST_CASE("the event log reader tolerates a torn last line only", "[arena]") {
   REQUIRE(contents.has_value());
   CHECK(contents->events.size() == 2);
   CHECK(contents->truncated);
-  std::vector<nlohmann::json> existing;
+  std::vector<Event> existing;
   {
     auto log = EventLog::open(path, true, &existing);
     REQUIRE(log.has_value());
     CHECK(existing.size() == 2);
     CHECK(log->next_seq() == 3);
-    nlohmann::json e = {{"type", "tournament_end"}};
+    Event e{std::nullopt, 0, TournamentEnd{}};
     REQUIRE(log->append(e).has_value());
+    CHECK(e.seq == 3);
   }
   auto reread = read_event_log(path);
   REQUIRE(reread.has_value());

@@ -10,21 +10,12 @@
 #include "agents/agent_config.h"
 #include "arena/tournament/runner.h"
 #include "engine/api.h"
+#include "tests/arena/tournament_test_files.h"
 #include "tests/common/testdata.h"
 
 namespace fs = std::filesystem;
 using namespace arena;
 using namespace arena::tournament;
-
-namespace {
-
-class Recorder final : public TournamentObserver {
- public:
-  void on_event(const nlohmann::json& event) override { events.push_back(event); }
-  std::vector<nlohmann::json> events;
-};
-
-}  // namespace
 
 TEST_CASE("an LLM agent through the engine: metrics.csv, metrics events, token counts", "[arena]") {
   ARENA_REQUIRE_TESTDATA(model_path, "models/qwen2-bpe-tied-f32.gguf");
@@ -59,7 +50,7 @@ TEST_CASE("an LLM agent through the engine: metrics.csv, metrics events, token c
   t.adjudication.max_plies = 12;
   const fs::path dir = fs::temp_directory_path() / ("arena_tourney_llm_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  Recorder recorder;
+  arena::test::RecordingObserver recorder;
   RunOptions o;
   o.output_dir = dir;
   o.quiet = true;

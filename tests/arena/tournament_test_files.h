@@ -1,5 +1,5 @@
 // Shared helpers of the tournament tests: a fresh output folder, the files a run writes (read
-// back), and a participant made through the agent factory.
+// back), an observer that records the events, and a participant made through the agent factory.
 #pragma once
 
 #include <unistd.h>
@@ -15,6 +15,13 @@
 #include "arena/tournament/runner.h"
 
 namespace arena::test {
+
+// An observer that keeps every event it is given, as JSON (docs/events.md).
+class RecordingObserver final : public tournament::TournamentObserver {
+ public:
+  void on_event(const tournament::Event& event) override { events.push_back(nlohmann::json(event)); }
+  std::vector<nlohmann::json> events;
+};
 
 // An empty folder <tmp>/arena_<kind>_<name>_<pid> (private to this process).
 inline std::filesystem::path fresh_dir(const std::string& kind, const std::string& name) {

@@ -60,16 +60,16 @@ TEST_CASE("the board view in headless Chromium", "[.browser][server][slow]") {
 
   // The tournament: one finished game, three in flight.
   arena::test::EventMaker done, g1, g2, g3;
-  obs->on_event(done.tournament_start(8));
-  obs->on_event(done.game_start("g0001", "chess", 0));
-  for (int i = 0; i < 12; ++i) obs->on_event(done.random_move(120));
-  obs->on_event(done.game_end("1/2-1/2", "adjudicated draw"));
-  obs->on_event(done.standings());
-  obs->on_event(g1.game_start("g0002", "chess", 1));
-  obs->on_event(g2.game_start("g0003", "janggi", 2));
-  obs->on_event(g3.game_start("g0004", "chess", 3));
+  obs->on_event(arena::test::event(done.tournament_start(8)));
+  obs->on_event(arena::test::event(done.game_start("g0001", "chess", 0)));
+  for (int i = 0; i < 12; ++i) obs->on_event(arena::test::event(done.random_move(120)));
+  obs->on_event(arena::test::event(done.game_end("1/2-1/2", "adjudicated draw")));
+  obs->on_event(arena::test::event(done.standings()));
+  obs->on_event(arena::test::event(g1.game_start("g0002", "chess", 1)));
+  obs->on_event(arena::test::event(g2.game_start("g0003", "janggi", 2)));
+  obs->on_event(arena::test::event(g3.game_start("g0004", "chess", 3)));
   for (int i = 0; i < 9; ++i)
-    for (auto* g : {&g1, &g2, &g3}) obs->on_event(g->random_move(120));
+    for (auto* g : {&g1, &g2, &g3}) obs->on_event(arena::test::event(g->random_move(120)));
 
   std::atomic<bool> stop{false};
   // Moves keep coming, and the engine keeps working, while the browser looks.
@@ -77,7 +77,7 @@ TEST_CASE("the board view in headless Chromium", "[.browser][server][slow]") {
     while (!stop) {
       for (auto* g : {&g1, &g2, &g3})
         if (!g->game().outcome().finished() && !g->game().legal_moves().empty())
-          obs->on_event(g->random_move(120));
+          obs->on_event(arena::test::event(g->random_move(120)));
       for (int i = 0; i < 15 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });

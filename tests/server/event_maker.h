@@ -6,11 +6,21 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 #include <string>
 
+#include "arena/tournament/events.h"
 #include "games/game.h"
 
 namespace arena::test {
+
+// The typed event of a JSON event (as the hub gets it from the runner); fails the test when the
+// JSON is not one.
+inline tournament::Event event(const nlohmann::json& j) {
+  auto e = tournament::parse_event(j);
+  if (!e) throw std::runtime_error(e.error());
+  return *e;
+}
 
 class EventMaker {
  public:
@@ -126,7 +136,8 @@ class EventMaker {
               {"kv_total", 100},
               {"prefix_hit_rate", 0.8},
               {"preemptions", 0},
-              {"deadline_misses", 0}});
+              {"deadline_misses", 0},
+              {"engine_deadline_misses", 0}});
     return e;
   }
 

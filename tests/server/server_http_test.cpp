@@ -77,12 +77,12 @@ TEST_CASE("REST API, pages, health and errors", "[server]") {
   CHECK(server->url() == fmt::format("http://127.0.0.1:{}/", port));
   EventMaker ev;
   auto* obs = server->observer();
-  obs->on_event(ev.tournament_start(2));
-  obs->on_event(ev.game_start("g0001", "chess"));
-  for (int i = 0; i < 6; ++i) obs->on_event(ev.random_move());
-  obs->on_event(ev.game_end("1/2-1/2", "adjudicated draw"));
-  obs->on_event(ev.standings());
-  obs->on_event(ev.metrics("m", 4));
+  obs->on_event(arena::test::event(ev.tournament_start(2)));
+  obs->on_event(arena::test::event(ev.game_start("g0001", "chess")));
+  for (int i = 0; i < 6; ++i) obs->on_event(arena::test::event(ev.random_move()));
+  obs->on_event(arena::test::event(ev.game_end("1/2-1/2", "adjudicated draw")));
+  obs->on_event(arena::test::event(ev.standings()));
+  obs->on_event(arena::test::event(ev.metrics("m", 4)));
 
   auto t = arena::test::http_get(port, "/api/tournament");
   REQUIRE(t.status == 200);
@@ -122,9 +122,9 @@ TEST_CASE("WebSocket: snapshot on connect and subscribe, live move events, resyn
   auto server = start(tree.root);
   EventMaker ev;
   auto* obs = server->observer();
-  obs->on_event(ev.tournament_start(2));
-  obs->on_event(ev.game_start("g0001", "janggi"));
-  for (int i = 0; i < 4; ++i) obs->on_event(ev.random_move());
+  obs->on_event(arena::test::event(ev.tournament_start(2)));
+  obs->on_event(arena::test::event(ev.game_start("g0001", "janggi")));
+  for (int i = 0; i < 4; ++i) obs->on_event(arena::test::event(ev.random_move()));
 
   WsClient ws(server->port());
   REQUIRE(ws.ok());
@@ -144,7 +144,7 @@ TEST_CASE("WebSocket: snapshot on connect and subscribe, live move events, resyn
   CHECK((*game)["snapshot"]["game"]["fen"] == ev.game().fen());
 
   // A live move arrives as the next event.
-  obs->on_event(ev.random_move());
+  obs->on_event(arena::test::event(ev.random_move()));
   auto move = ws.read();
   REQUIRE(move);
   CHECK((*move)["type"] == "event");
@@ -154,7 +154,7 @@ TEST_CASE("WebSocket: snapshot on connect and subscribe, live move events, resyn
   CHECK((*move)["event"]["fen"] == ev.game().fen());
 
   // A client that saw a gap asks again and gets the whole state, numbered after the last event.
-  obs->on_event(ev.random_move());
+  obs->on_event(arena::test::event(ev.random_move()));
   REQUIRE(ws.read());  // seq 4, pretend it was lost
   REQUIRE(ws.send(R"({"type":"resync"})"));
   auto again = ws.read();
@@ -217,13 +217,13 @@ TEST_CASE("a WebSocket reader that does not read is dropped with its queue bound
 
   EventMaker ev;
   auto* obs = server->observer();
-  obs->on_event(ev.game_start("g0001", "chess"));
+  obs->on_event(arena::test::event(ev.game_start("g0001", "chess")));
   // 64 KiB per event: the socket buffers fill, then the queue, then the server drops the client.
   // game_end is not droppable, so the hard limit is what removes it.
   size_t good_events = 0;
   for (int i = 0; i < 400 && ws_clients(*server) == 2; ++i) {
-    obs->on_event(ev.random_move(64 << 10));
-    obs->on_event(ev.standings());
+    obs->on_event(arena::test::event(ev.random_move(64 << 10)));
+    obs->on_event(arena::test::event(ev.standings()));
     while (auto m = good.read(std::chrono::milliseconds(200))) {
       if ((*m)["type"] == "event") ++good_events;
       if ((*m)["event"]["type"] == "standings") break;
@@ -236,7 +236,7 @@ TEST_CASE("a WebSocket reader that does not read is dropped with its queue bound
   for (int i = 0; i < 10000 && !closed; ++i) closed = !slow.read_text(std::chrono::milliseconds(2000));
   CHECK(closed);
   // The good client still gets events.
-  obs->on_event(ev.standings());
+  obs->on_event(arena::test::event(ev.standings()));
   auto m = good.read();
   while (m && (*m)["type"] == "event" && (*m)["event"]["type"] != "standings") m = good.read();
   REQUIRE(m);

@@ -14,7 +14,7 @@
     { key: 'kv', title: 'KV blocks', series: [['used', 'kv_used', '#e377c2'], ['total', 'kv_total', '#7f7f7f']] },
     { key: 'hit', title: 'Prefix-cache hit rate', yMax: 1, series: [['hit', 'prefix_hit_rate', '#bcbd22']] },
     { key: 'pre', title: 'Preemptions', unit: 'per sample', series: [['preemptions', 'preemptions', '#d62728']] },
-    { key: 'miss', title: 'Deadline misses', unit: 'total', series: [['misses', 'deadline_misses', '#ff7f0e']] },
+    { key: 'miss', title: 'Deadline misses', unit: 'total', series: [['runner', 'deadline_misses', '#ff7f0e'], ['engine', 'engine_deadline_misses', '#1f77b4']] },
   ];
 
   function panel(model) {

@@ -1,0 +1,91 @@
+// The typed tournament events: each type's JSON has docs/events.md's fields (names, null-ness,
+// absent fields), reads back into the same struct, and bad input is an error, not a crash.
+#include "arena/tournament/events.h"
+
+#include <catch2/catch.hpp>
+
+using namespace arena;
+using namespace arena::tournament;
+using nlohmann::json;
+
+namespace {
+
+// The event's JSON, read back and written again.
+json round_trip(const Event& e) {
+  const json j = e;
+  auto back = parse_event(j);
+  REQUIRE(back.has_value());
+  return json(*back);
+}
+
+}  // namespace
+
+TEST_CASE("a move event has the log's fields and reads back", "[arena]") {
+  MoveEvent m;
+  m.game = "g0001";
+  m.ply = 3;
+  m.first_side = true;
+  m.agent = "alpha";
+  m.uci = "e2e4";
+  m.human = "e4";
+  m.clock_ms = std::array<int64_t, 2>{59000, 60000};
+  m.substitute = config::DeadlinePolicy::RandomMove;
+  m.failure = agents::MoveFailure{agents::FailureKind::Timeout, "no answer before the deadline"};
+  const Event e{7, 1.5, m};
+  const json j = e;
+  CHECK(j["type"] == "move");
+  CHECK(j["seq"] == 7);
+  CHECK(j["side"] == "first");
+  CHECK(j["substitute"] == "random_move");
+  CHECK(j["failure"] == json({{"kind", "timeout"}, {"message", "no answer before the deadline"}}));
+  CHECK(j["score_cp"].is_null());
+  CHECK_FALSE(j.contains("referee_cp"));  // only when the tournament has a referee
+  CHECK(j.size() == 23);
+  CHECK(round_trip(e) == j);
+
+  m.substitute.reset();
+  m.failure.reset();
+  m.clock_ms.reset();
+  m.has_referee = true;
+  const json k = Event{std::nullopt, 2.0, m};
+  CHECK(k["substitute"].is_null());
+  CHECK(k["failure"].is_null());
+  CHECK(k["clock_ms"].is_null());
+  CHECK(k["referee_cp"].is_null());
+  CHECK_FALSE(k.contains("seq"));
+  CHECK(round_trip(Event{std::nullopt, 2.0, m}) == k);
+}
+
+TEST_CASE("every event type reads back as written", "[arena]") {
+  GameEnd end{"g0002", 1, "0-1", "loss on time by a", "time forfeit", 12, "a", agents::FailureKind::Timeout};
+  const json j = Event{3, 4.0, end};
+  CHECK(j["failure_agent"] == "a");
+  CHECK(j["failure_kind"] == "timeout");
+  end.failure_agent.clear();
+  end.failure_kind.reset();
+  CHECK_FALSE(json(Event{3, 4.0, end}).contains("failure_kind"));
+  StandingsEvent st;
+  st.rows.push_back({"a", 2, 2, 0, 0, 2.0, std::nullopt, std::nullopt, std::nullopt, 0.0});
+  CHECK(json(Event{4, 5.0, st})["rows"][0]["elo"].is_null());
+  MetricsEvent metrics;
+  metrics.model = "m";
+  CHECK(json(Event{std::nullopt, 1, metrics})["deadline_misses"].is_null());
+  CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("source"));
+  for (const Event& e :
+       {Event{1, 1, TournamentStart{"h", "v", 7, {"chess"}, {"a", "b"}, {}, 2, false, 0}},
+        Event{2, 2, GameStart{"g0001", 0, -1, "chess", "a", "b", "fen", "", std::nullopt}}, Event{3, 3, end},
+        Event{4, 4, st}, Event{std::nullopt, 5, metrics}, Event{6, 6, TournamentEnd{false, 2, false, 0, 10}}})
+    CHECK(round_trip(e) == json(e));
+}
+
+TEST_CASE("a malformed event is an error", "[arena]") {
+  CHECK_FALSE(parse_event(json::array()).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "nonsense"}}).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "move"}, {"ply", "three"}}).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "move"}, {"failure", {{"kind", "bored"}}}}).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "move"}, {"substitute", "coin_flip"}}).has_value());
+  // Missing and null fields keep their defaults; unknown fields are ignored.
+  auto lenient = parse_event(json{{"type", "game_start"}, {"opening", nullptr}, {"extra", 1}});
+  REQUIRE(lenient.has_value());
+  CHECK(std::get<GameStart>(lenient->body).pair == -1);
+}
