@@ -51,6 +51,18 @@ MoveResult failure(FailureKind kind, std::string message) {
   return result;
 }
 
+// Why the move of a `bestmove` line (`line`) cannot be played, or nullopt when it is legal.
+std::optional<MoveFailure> check_bestmove(const MoveRequest& request, const std::string& variant,
+                                          const std::string& line, const std::string& move) {
+  if (move.empty() || move == "(none)" || move == "0000" || !uci::is_move_syntax(variant, move))
+    return MoveFailure{FailureKind::Unparseable, fmt::format("engine answered '{}', not a move", line)};
+  const auto legal = request.game->legal_moves();
+  if (std::find(legal.begin(), legal.end(), move) == legal.end())
+    return MoveFailure{FailureKind::Illegal, fmt::format("engine answered {}, which is not legal in {}", move,
+                                                         request.game->fen())};
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::expected<std::unique_ptr<Agent>, AgentError> make_uci_agent(const AgentConfig& config,
@@ -270,22 +282,6 @@ void UciAgent::drain() {
   }
 }
 
-namespace {
-
-// Why the move of a `bestmove` line (`line`) cannot be played, or nullopt when it is legal.
-std::optional<MoveFailure> check_bestmove(const MoveRequest& request, const std::string& variant,
-                                          const std::string& line, const std::string& move) {
-  if (move.empty() || move == "(none)" || move == "0000" || !uci::is_move_syntax(variant, move))
-    return MoveFailure{FailureKind::Unparseable, fmt::format("engine answered '{}', not a move", line)};
-  const auto legal = request.game->legal_moves();
-  if (std::find(legal.begin(), legal.end(), move) == legal.end())
-    return MoveFailure{FailureKind::Illegal, fmt::format("engine answered {}, which is not legal in {}", move,
-                                                         request.game->fen())};
-  return std::nullopt;
-}
-
-}  // namespace
-
 MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& cancel) {
   if (!request.game) return failure(FailureKind::BackendError, "no position was given");
   if (needs_restart_)
@@ -316,7 +312,6 @@ MoveResult UciAgent::play(const MoveRequest& request, const std::atomic<bool>& c
   result.prompt = position + "\n" + go;
   p.send(position);
   p.send(go);
-
   return read_answer(request, game.variant, deadline + config_.move_margin, cancel, std::move(result));
 }
 

@@ -193,17 +193,17 @@ UciProcess::Read UciProcess::read_line(std::string& line, Clock::time_point unti
   std::unique_lock lock(impl_->mutex);
   for (;;) {
     const auto now = Clock::now();
-    // The deadline comes first, so that an engine that floods lines cannot keep a caller that
-    // reads until some line comes.
-    if (now >= until) return Read::Timeout;
+    // Past the deadline the lines already read are still taken, but reading is not resumed: an
+    // engine that floods its output gets at most kMaxQueuedLines more, then the caller times out.
+    if (now < until) impl_->resume_if_paused();
     if (!impl_->lines.empty()) {
       line = std::move(impl_->lines.front());
       impl_->lines.pop_front();
-      impl_->resume_if_paused();
       return Read::Line;
     }
     if (impl_->closed) return Read::Closed;
     if (cancel && cancel->load()) return Read::Cancelled;
+    if (now >= until) return Read::Timeout;
     impl_->cv.wait_until(lock, cancel ? std::min(until, now + std::chrono::milliseconds(10)) : until);
   }
 }

@@ -31,10 +31,10 @@ class UciProcess {
   void send(const std::string& line);
 
   enum class Read { Line, Timeout, Closed, Cancelled };
-  // Takes the next line the engine wrote, waiting until `until` (Timeout once it has passed, even
-  // with lines waiting); Closed once the engine's stdout has ended (it exited or crashed) and
-  // every line before that was taken; Cancelled as soon as `*cancel` is true (checked every few
-  // milliseconds).
+  // Takes the next line the engine wrote, waiting until `until` (past it, only lines already read
+  // are taken, so an engine that floods its output cannot keep a reading caller); Closed once the
+  // engine's stdout has ended (it exited or crashed) and every line before that was taken;
+  // Cancelled as soon as `*cancel` is true (checked every few milliseconds).
   Read read_line(std::string& line, Clock::time_point until, const std::atomic<bool>* cancel = nullptr);
   // Takes lines until one starts with `prefix` (Line, with it in `line`), or as read_line ends.
   Read read_until(std::string_view prefix, std::string& line, Clock::time_point until);

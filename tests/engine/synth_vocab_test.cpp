@@ -4,11 +4,13 @@
 #include "engine/tools/synth/synth_vocab.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <set>
 #include <string>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tools/gguf_writer.h"
 #include "engine/tools/synth/byte_level_bpe.h"
 #include "engine/tools/synth/synthesize.h"
 #include "tests/common/testdata.h"
