@@ -109,8 +109,8 @@ int run_demo(const DemoFlags& f) {
                   uint64_t seed) -> std::expected<std::unique_ptr<agents::Agent>, std::string> {
     agents::LlmAgentConfig c;
     c.model = "demo";
-    c.temperature = f.temperature;
-    c.seed = seed;
+    c.sampling.temperature = f.temperature;
+    c.sampling.seed = seed;
     c.mode = f.mode;
     c.history = f.history;
     c.reasoning_tokens = f.reasoning_tokens;
