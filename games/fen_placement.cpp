@@ -5,7 +5,8 @@
 
 namespace games {
 
-std::expected<std::vector<PlacedLetter>, PlacementError> read_placement(std::string_view field, BoardSize size,
+std::expected<std::vector<PlacedLetter>, PlacementError> read_placement(std::string_view field,
+                                                                        BoardSize size,
                                                                         bool (*is_piece_letter)(char)) {
   using Kind = PlacementError::Kind;
   const auto ranks = base::split(field, '/');

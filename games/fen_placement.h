@@ -39,7 +39,8 @@ struct PlacementError {
 
 // The letters of `field` with their squares, or the first thing wrong with it. `is_piece_letter`
 // tells a piece letter of the variant; counts are the digits 1 to size.files.
-std::expected<std::vector<PlacedLetter>, PlacementError> read_placement(std::string_view field, BoardSize size,
+std::expected<std::vector<PlacedLetter>, PlacementError> read_placement(std::string_view field,
+                                                                        BoardSize size,
                                                                         bool (*is_piece_letter)(char));
 
 }  // namespace games

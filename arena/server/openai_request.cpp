@@ -1,10 +1,10 @@
 // OpenAiApi::parse: a request body into the engine request, every bad field named in an
 // OpenAI-shaped 400 (sampling ranges are engine::validate's).
-#include "arena/server/openai_api.h"
-
 #include <fmt/format.h>
 
 #include <climits>
+
+#include "arena/server/openai_api.h"
 
 namespace arena::server {
 
@@ -60,8 +60,9 @@ Refusal read_prompt(const json& body, const engine::LoadedModel& model, std::vec
     return std::nullopt;
   }
   if (!prompt.is_array() || prompt.empty() || !prompt[0].is_number_integer())
-    return bad("prompt",
-               "'prompt' must be a string, a one-string array or an array of token ids (one prompt per request)");
+    return bad(
+        "prompt",
+        "'prompt' must be a string, a one-string array or an array of token ids (one prompt per request)");
   const int32_t vocab = model.shape().vocab_size;
   for (const json& t : prompt) {
     if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= vocab)
@@ -84,15 +85,17 @@ Refusal read_max_tokens(const json& body, int32_t num_prompt, int32_t context, i
   bool max_given = false;
   for (const char* key : {"max_tokens", "max_completion_tokens"}) {
     if (!given(body, key)) continue;
-    if (!body[key].is_number_integer() || body[key].get<int64_t>() < 1 || body[key].get<int64_t>() > (1 << 20))
+    if (!body[key].is_number_integer() || body[key].get<int64_t>() < 1 ||
+        body[key].get<int64_t>() > (1 << 20))
       return bad(key, fmt::format("'{}' must be an integer >= 1", key));
     max_tokens = body[key].get<int32_t>();
     max_given = true;
   }
   if (context > 0) {
     if (max_given && num_prompt + max_tokens > context)
-      return bad("max_tokens", fmt::format("the prompt ({} tokens) plus max_tokens ({}) exceed the context ({})",
-                                           num_prompt, max_tokens, context));
+      return bad("max_tokens",
+                 fmt::format("the prompt ({} tokens) plus max_tokens ({}) exceed the context ({})",
+                             num_prompt, max_tokens, context));
     max_tokens = std::min(max_tokens, context - num_prompt);
   }
   return std::nullopt;
@@ -116,9 +119,11 @@ Refusal read_sampling(const json& body, engine::SamplingParams& s) {
   }
   if (given(body, "stop")) {
     const json& stop = body["stop"];
-    if (!stop.is_string() && !stop.is_array()) return bad("stop", "'stop' must be a string or an array of strings");
+    if (!stop.is_string() && !stop.is_array())
+      return bad("stop", "'stop' must be a string or an array of strings");
     for (const json& x : stop.is_string() ? json::array({stop}) : stop) {
-      if (!x.is_string() || x.get<std::string>().empty()) return bad("stop", "'stop' strings must be non-empty");
+      if (!x.is_string() || x.get<std::string>().empty())
+        return bad("stop", "'stop' strings must be non-empty");
       s.stop.push_back(x);
     }
   }
@@ -155,7 +160,8 @@ Refusal read_choice(const json& body, std::vector<std::string>& out) {
     if (!so.is_object()) return bad("structured_outputs", "'structured_outputs' must be an object");
     for (const auto& [key, value] : so.items())
       if (key != "choice" && !value.is_null())
-        return bad("structured_outputs", fmt::format("structured_outputs.{} is not supported (only 'choice')", key));
+        return bad("structured_outputs",
+                   fmt::format("structured_outputs.{} is not supported (only 'choice')", key));
     choice = so.value("choice", json());
     param = "structured_outputs.choice";
   } else if (body.contains("guided_choice")) {
@@ -163,9 +169,11 @@ Refusal read_choice(const json& body, std::vector<std::string>& out) {
     param = "guided_choice";
   }
   if (choice.is_null()) return std::nullopt;
-  if (!choice.is_array() || choice.empty()) return bad(param, "the choice must be a non-empty array of strings");
+  if (!choice.is_array() || choice.empty())
+    return bad(param, "the choice must be a non-empty array of strings");
   for (const json& c : choice) {
-    if (!c.is_string() || c.get<std::string>().empty()) return bad(param, "every choice must be a non-empty string");
+    if (!c.is_string() || c.get<std::string>().empty())
+      return bad(param, "every choice must be a non-empty string");
     out.push_back(c);
   }
   return std::nullopt;
@@ -194,7 +202,8 @@ Refusal read_prompt_tokens(const json& body, bool chat, const engine::LoadedMode
   if (auto e = read_messages(body, messages)) return e;
   auto text = model.render_chat(messages);
   if (!text)
-    return openai_error(500, "this model's chat template cannot be used: " + text.error().message, "server_error");
+    return openai_error(500, "this model's chat template cannot be used: " + text.error().message,
+                        "server_error");
   out = model.tokenize_prompt(*text);
   return std::nullopt;
 }
@@ -221,20 +230,23 @@ std::expected<OpenAiApi::Parsed, HttpResponse> OpenAiApi::parse(const json& body
     const std::string name = body["model"];
     if (name != options_.model_name)
       return std::unexpected(openai_error(
-          404, fmt::format("the model '{}' does not exist (this server serves '{}')", name, options_.model_name),
+          404,
+          fmt::format("the model '{}' does not exist (this server serves '{}')", name, options_.model_name),
           "not_found_error", "model"));
   }
   Parsed p;
   p.chat = chat;
   engine::GenerateRequest& req = p.request;
-  if (auto e = read_prompt_tokens(body, chat, model_, req.prompt_tokens)) return std::unexpected(std::move(*e));
+  if (auto e = read_prompt_tokens(body, chat, model_, req.prompt_tokens))
+    return std::unexpected(std::move(*e));
   const char* prompt_param = chat ? "messages" : "prompt";
   if (req.prompt_tokens.empty()) return std::unexpected(bad(prompt_param, "the prompt encodes to no tokens"));
   const int32_t context = model_.shape().context_length;
   const auto num_prompt = static_cast<int32_t>(req.prompt_tokens.size());
   if (context > 0 && num_prompt >= context)
-    return std::unexpected(bad(
-        prompt_param, fmt::format("the prompt has {} tokens; this model's context is {}", num_prompt, context)));
+    return std::unexpected(
+        bad(prompt_param,
+            fmt::format("the prompt has {} tokens; this model's context is {}", num_prompt, context)));
   req.sampling.max_tokens = options_.default_max_tokens;
   Refusal e = read_max_tokens(body, num_prompt, context, req.sampling.max_tokens);
   if (!e) e = read_sampling(body, req.sampling);
