@@ -1,24 +1,27 @@
-// MoveTicket: a one-shot result slot with a cancel hook and a ready callback.
+// MoveTicket: a one-shot result slot with a cancel hook and a ready callback; failure kinds by name.
 #include "agents/agent.h"
 
-#include <array>
 #include <utility>
+
+#include "base/enum_names.h"
 
 namespace agents {
 
 namespace {
-constexpr std::array kFailureNames = {"illegal", "unparseable",   "timeout",
-                                      "crashed", "backend_error", "cancelled"};
-}
+constexpr base::EnumTable<FailureKind, 6> kFailureNames{{{FailureKind::Illegal, "illegal"},
+                                                         {FailureKind::Unparseable, "unparseable"},
+                                                         {FailureKind::Timeout, "timeout"},
+                                                         {FailureKind::Crashed, "crashed"},
+                                                         {FailureKind::BackendError, "backend_error"},
+                                                         {FailureKind::Cancelled, "cancelled"}}};
+}  // namespace
 
 const char* to_string(FailureKind kind) {
-  return kFailureNames[static_cast<size_t>(kind)];
+  return base::enum_name(kFailureNames, kind);
 }
 
 std::optional<FailureKind> parse_failure_kind(std::string_view text) {
-  for (size_t i = 0; i < kFailureNames.size(); ++i)
-    if (text == kFailureNames[i]) return static_cast<FailureKind>(i);
-  return std::nullopt;
+  return base::enum_value(kFailureNames, text);
 }
 
 bool MoveTicket::ready() const {

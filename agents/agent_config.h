@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "base/enum_names.h"
 #include "engine/api.h"
 
 namespace agents::backend {
@@ -38,7 +39,25 @@ enum class RemoteConstraint { Vllm, LlamaServer, None };
 // The OpenAI endpoint used.
 enum class Endpoint { Chat, Completions };
 
-// to_string / parse for each enum ("san", "uci", "korean"; "constrained", "free", "reason"; ...).
+// Each enum's names, as the YAML config spells them: the one table that to_string and parse read.
+inline constexpr base::EnumTable<Notation, 3> kNotationNames{
+    {{Notation::San, "san"}, {Notation::Uci, "uci"}, {Notation::Korean, "korean"}}};
+inline constexpr base::EnumTable<OutputMode, 3> kOutputModeNames{
+    {{OutputMode::Constrained, "constrained"}, {OutputMode::Free, "free"}, {OutputMode::Reason, "reason"}}};
+inline constexpr base::EnumTable<OnFailure, 3> kOnFailureNames{
+    {{OnFailure::Forfeit, "forfeit"}, {OnFailure::RandomMove, "random_move"}, {OnFailure::Resign, "resign"}}};
+inline constexpr base::EnumTable<HistoryMode, 2> kHistoryModeNames{
+    {{HistoryMode::None, "none"}, {HistoryMode::Conversation, "conversation"}}};
+inline constexpr base::EnumTable<BackendKind, 2> kBackendKindNames{
+    {{BackendKind::Engine, "engine"}, {BackendKind::OpenAi, "openai"}}};
+inline constexpr base::EnumTable<RemoteConstraint, 3> kRemoteConstraintNames{
+    {{RemoteConstraint::Vllm, "vllm"},
+     {RemoteConstraint::LlamaServer, "llama_server"},
+     {RemoteConstraint::None, "none"}}};
+inline constexpr base::EnumTable<Endpoint, 2> kEndpointNames{
+    {{Endpoint::Chat, "chat"}, {Endpoint::Completions, "completions"}}};
+
+// to_string / parse for each enum, through its table.
 const char* to_string(Notation v);
 const char* to_string(OutputMode v);
 const char* to_string(OnFailure v);
@@ -80,13 +99,8 @@ struct LlmAgentConfig {
   OutputMode mode = OutputMode::Constrained;
   HistoryMode history = HistoryMode::None;
   bool chat = true;  // apply the model's chat template
-  // Sampling.
-  float temperature = 0.0f;
-  int32_t top_k = 0;
-  float top_p = 1.0f;
-  float min_p = 0.0f;
-  std::optional<uint64_t> seed;
-  int32_t max_tokens = 32;  // free mode: tokens per answer
+  // Sampling; its max_tokens is the tokens per answer (free mode; reason mode's answer).
+  engine::SamplingParams sampling{.max_tokens = 32};
   // Free mode.
   int32_t max_retries = 2;
   OnFailure on_failure = OnFailure::Forfeit;
@@ -139,11 +153,14 @@ struct ModelBinding {
   engine::Engine* engine = nullptr;
 };
 
+// Reads an environment variable (unset: nullopt). Library code never calls getenv itself: the
+// application passes this function in (the CLI's arena::cli::process_env, or a test's table).
+using EnvReader = std::function<std::optional<std::string>(const std::string& name)>;
+
 // What the factory needs from the arena: its models by name (nullptr when unknown).
 struct AgentEnvironment {
   std::function<const ModelBinding*(const std::string& name)> find_model;
-  // Reads an environment variable (the OpenAI key); library code never calls getenv itself.
-  std::function<std::optional<std::string>(const std::string& name)> get_env;
+  EnvReader get_env;  // the OpenAI key, PATH for UCI engines
   // When set, every instance of one remote (OpenAI) agent made through this environment shares
   // one backend, so its max_concurrency bounds the agent's requests over all its games; unset,
   // each instance has its own.

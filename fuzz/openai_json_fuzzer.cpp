@@ -7,7 +7,7 @@
 // Properties: no exception escapes; a refused request is an OpenAI error object naming a status
 // 400, 404 or 500 with a non-empty message; an accepted one is within its documented bounds
 // (prompt tokens non-empty and inside the vocabulary, prompt + max_tokens within the context,
-// max_tokens >= 1, temperature in [0, 2], top_p in (0, 1], min_p in [0, 1], top_k >= 0, stop and
+// max_tokens >= 1, temperature finite and >= 0, top_p in (0, 1], min_p in [0, 1], top_k >= 0, stop and
 // choice strings non-empty, a given temperature, top_k and priority kept as given); a client
 // answer's error is a short "unreadable answer (...)" message, its token counts never negative.
 #include <algorithm>
@@ -84,7 +84,7 @@ void check_request(const json& body, bool chat) {
   const auto& p = req.sampling;
   FUZZ_CHECK(p.max_tokens >= 1);
   FUZZ_CHECK(static_cast<int64_t>(req.prompt_tokens.size()) + p.max_tokens <= shape.context_length);
-  FUZZ_CHECK(p.temperature >= 0 && p.temperature <= 2);
+  FUZZ_CHECK(!engine::validate(p));  // the engine's bounds: temperature finite and >= 0, ...
   FUZZ_CHECK(p.top_p > 0 && p.top_p <= 1);
   FUZZ_CHECK(p.min_p >= 0 && p.min_p <= 1);
   FUZZ_CHECK(p.top_k >= 0);

@@ -6,6 +6,8 @@
 
 #include <charconv>
 
+#include "base/strings.h"
+
 namespace games {
 
 namespace {
@@ -20,16 +22,6 @@ std::string quoted(std::string_view text) {
     out += (c >= 0x20 && c < 0x7f && c != '\'') ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
   }
   return out + (text.size() > 40 ? "...'" : "'");
-}
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 bool all_digits(std::string_view s) {
@@ -47,9 +39,9 @@ std::expected<std::pair<int, uint64_t>, std::string> parse_count(std::string_vie
   };
   if (field.size() < 2 || field[0] != 'D') return bad();
   size_t space = 1;
-  while (space < field.size() && !is_space(field[space])) ++space;
+  while (space < field.size() && !base::is_space(field[space])) ++space;
   const std::string_view depth_text = field.substr(1, space - 1);
-  const std::string_view nodes_text = trim(field.substr(space));
+  const std::string_view nodes_text = base::trim(field.substr(space));
   if (!all_digits(depth_text) || !all_digits(nodes_text)) return bad();
   int depth = 0;
   if (auto [p, ec] = std::from_chars(depth_text.data(), depth_text.data() + depth_text.size(), depth);
@@ -66,18 +58,18 @@ std::expected<std::pair<int, uint64_t>, std::string> parse_count(std::string_vie
 }  // namespace
 
 std::expected<std::optional<EpdEntry>, std::string> parse_epd_line(std::string_view line) {
-  const std::string_view text = trim(line);
+  const std::string_view text = base::trim(line);
   if (text.empty() || text[0] == '#') return std::nullopt;
   const auto semi = text.find(';');
-  const std::string_view fen = trim(text.substr(0, semi));
+  const std::string_view fen = base::trim(text.substr(0, semi));
   if (semi == std::string_view::npos || fen.empty())
     return std::unexpected(fmt::format("malformed line, expected 'FEN ;D1 n ;D2 n ...': {}", quoted(text)));
   EpdEntry entry;
   entry.fen = std::string(fen);
   for (size_t at = semi; at < text.size();) {
     const size_t next = text.find(';', at + 1);
-    const std::string_view field =
-        trim(text.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1));
+    const std::string_view field = base::trim(
+        text.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1));
     at = next == std::string_view::npos ? text.size() : next;
     if (field.empty()) continue;
     auto count = parse_count(field);

@@ -3,6 +3,7 @@
 # table of ../shared/ARCHITECTURE.md, so a wrong include fails CI even where the build's include
 # trees (cmake/layer.cmake) cannot catch it.
 #
+#   base         -> base                           (every layer below may also include base)
 #   games        -> games
 #   kernels      -> kernels
 #   engine       -> engine, kernels                (not the developer tools)
@@ -33,6 +34,7 @@ layer_of() {
   local path=$1
   layer=""
   case $path in
+    base/*) layer=base ;;
     games/*) layer=games ;;
     kernels/*) layer=kernels ;;
     engine/tools/*) layer=engine_tools ;;
@@ -48,6 +50,7 @@ layer_of() {
 
 # What each layer may include.
 declare -A allowed=(
+  [base]="base"
   [games]="games"
   [kernels]="kernels"
   [engine]="engine engine_api kernels"
@@ -76,17 +79,18 @@ while IFS= read -r hit; do
   layer_of "$target"
   to=$layer
   [[ -z $to ]] && continue  # not a project header (e.g. a library's quoted include)
-  if [[ " ${allowed[$from]} " != *" $to "* ]]; then
+  # base, the bottom layer, is open to every layer.
+  if [[ $to != base && " ${allowed[$from]} " != *" $to "* ]]; then
     what=$to
     [[ $to == engine ]] && what="an engine internal: not in ENGINE_API_HEADERS nor under engine/tools/"
     echo "$file:$line: $from may not include \"$target\" ($what); it may include: ${allowed[$from]}"
     violations=$((violations + 1))
   fi
 done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' --include='*.h' --include='*.cpp' \
-  --include='*.cu' --include='*.cuh' games kernels engine agents arena || true)
+  --include='*.cu' --include='*.cuh' base games kernels engine agents arena || true)
 
 if ((violations > 0)); then
   echo "check_layers: $violations include(s) break the layer table (see scripts/check_layers.sh)" >&2
   exit 1
 fi
-echo "check_layers: every include of games, kernels, engine, agents and arena follows the layer table"
+echo "check_layers: every include of base, games, kernels, engine, agents and arena follows the layer table"

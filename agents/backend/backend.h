@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "engine/core/request.h"
 #include "engine/tokenizer/chat_template.h"
 
 namespace agents::backend {
@@ -37,14 +38,9 @@ struct CompletionRequest {
   // Reason mode's second request: text the answer continues, after the rendered conversation (the
   // open assistant turn: reasoning + marker). Empty for a fresh answer.
   std::string assistant_prefix;
-  // Sampling.
-  float temperature = 0.0f;
-  int32_t top_k = 0;
-  float top_p = 1.0f;
-  float min_p = 0.0f;
-  std::optional<uint64_t> seed;
-  int32_t max_tokens = 32;
-  std::vector<std::string> stop;
+  // Sampling, max_tokens and stop strings, as the engine takes them (stop_token_ids and
+  // ignore_eos reach the engine backend only).
+  engine::SamplingParams sampling{.max_tokens = 32};
   // When non-empty the answer must be exactly one of these strings (constrained decoding).
   std::vector<std::string> choices;
   int32_t priority = 0;

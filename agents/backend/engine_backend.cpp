@@ -71,6 +71,60 @@ std::optional<std::string> EngineBackend::chat_unavailable() const {
   return std::nullopt;
 }
 
+std::vector<int32_t> EngineBackend::prompt_tokens(const std::string& text,
+                                                  const std::shared_ptr<const Continuation>& cont) const {
+  if (!cont || text.size() < cont->text.size() || text.compare(0, cont->text.size(), cont->text) != 0)
+    return binding_.model->tokenize_prompt(text);
+  // Extends an earlier prompt + answer: its tokens as they were, then the new text alone.
+  std::vector<int32_t> tokens = cont->tokens;
+  const auto rest = binding_.model->tokenizer().encode(std::string_view(text).substr(cont->text.size()),
+                                                       /*add_special=*/false, /*parse_special=*/true);
+  tokens.insert(tokens.end(), rest.begin(), rest.end());
+  return tokens;
+}
+
+namespace {
+
+// The engine's result as the agent reads it; the continuation is the prompt plus the answer.
+CompletionResult completion_result(const engine::GenerateResult& r, const std::vector<int32_t>& prompt_tokens,
+                                   const std::string& text, const engine::Tokenizer& tokenizer) {
+  CompletionResult out;
+  switch (r.reason) {
+    case engine::FinishReason::Cancelled:
+      out.failure = MoveFailure{FailureKind::Cancelled, "the request was cancelled"};
+      break;
+    case engine::FinishReason::Error:
+      out.failure = MoveFailure{FailureKind::BackendError, "engine error: " + r.error};
+      break;
+    case engine::FinishReason::Length:
+      out.truncated = true;
+      break;
+    case engine::FinishReason::Stop:
+      out.stopped_at_stop_string = true;
+      break;
+  }
+  out.text = r.text;
+  out.prompt_text = text;
+  out.num_prompt_tokens = r.num_prompt_tokens;
+  out.num_cached_tokens = r.num_cached_prompt_tokens;
+  out.num_completion_tokens = static_cast<int32_t>(r.tokens.size());
+  out.queue_seconds = r.queue_seconds;
+  out.ttft_seconds = r.ttft_seconds;
+  out.total_seconds = r.total_seconds;
+  out.prompt_tokens = prompt_tokens;
+  out.completion_tokens = r.tokens;
+  if (!out.failure) {
+    auto c = std::make_shared<Continuation>();
+    c->text = text + tokenizer.decode(r.tokens, /*special=*/true);
+    c->tokens = prompt_tokens;
+    c->tokens.insert(c->tokens.end(), r.tokens.begin(), r.tokens.end());
+    out.continuation = std::move(c);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::shared_ptr<PendingCompletion> EngineBackend::submit(CompletionRequest request,
                                                          std::function<void(CompletionResult)> on_done) {
   auto pending = std::make_shared<EnginePending>();
@@ -82,33 +136,16 @@ std::shared_ptr<PendingCompletion> EngineBackend::submit(CompletionRequest reque
   const std::string& text = *prompt_text;
 
   engine::GenerateRequest g;
-  const auto& cont = request.continue_from;
-  if (cont && text.size() >= cont->text.size() && text.compare(0, cont->text.size(), cont->text) == 0) {
-    // Extends an earlier prompt + answer: its tokens as they were, then the new text alone.
-    g.prompt_tokens = cont->tokens;
-    const auto rest = binding_.model->tokenizer().encode(std::string_view(text).substr(cont->text.size()),
-                                                         /*add_special=*/false, /*parse_special=*/true);
-    g.prompt_tokens.insert(g.prompt_tokens.end(), rest.begin(), rest.end());
-  } else {
-    g.prompt_tokens = binding_.model->tokenize_prompt(text);
-  }
-  g.sampling.temperature = request.temperature;
-  g.sampling.top_k = request.top_k;
-  g.sampling.top_p = request.top_p;
-  g.sampling.min_p = request.min_p;
-  g.sampling.seed = request.seed;
-  g.sampling.max_tokens = request.max_tokens;
-  g.sampling.stop = request.stop;
-  g.allowed_completions = request.choices;
-  if (!g.allowed_completions.empty()) {
-    // A choice never needs more tokens than bytes, plus one for an end-of-turn token.
-    size_t longest = 0;
-    for (const auto& c : g.allowed_completions) longest = std::max(longest, c.size());
-    g.sampling.max_tokens = std::max<int32_t>(g.sampling.max_tokens, static_cast<int32_t>(longest) + 1);
-  }
-  const int32_t context = binding_.model->shape().context_length;
-  size_t needed = 1;  // the answer's tokens at the least: one, or the longest choice
+  g.prompt_tokens = prompt_tokens(text, request.continue_from);
+  g.sampling = std::move(request.sampling);
+  g.allowed_completions = std::move(request.choices);
+  // The answer's tokens at the least: one, or the longest choice (never more tokens than bytes,
+  // plus one for an end-of-turn token).
+  size_t needed = 1;
   for (const auto& c : g.allowed_completions) needed = std::max(needed, c.size() + 1);
+  if (!g.allowed_completions.empty())
+    g.sampling.max_tokens = std::max<int32_t>(g.sampling.max_tokens, static_cast<int32_t>(needed));
+  const int32_t context = binding_.model->shape().context_length;
   if (context > 0 && g.prompt_tokens.size() + needed > static_cast<size_t>(context)) {
     auto r = failed(FailureKind::BackendError,
                     fmt::format("the prompt of {} tokens does not fit the model's context of {} tokens",
@@ -127,43 +164,10 @@ std::shared_ptr<PendingCompletion> EngineBackend::submit(CompletionRequest reque
   g.deadline = request.deadline;
 
   const engine::Tokenizer& tokenizer = binding_.model->tokenizer();
-  auto prompt_tokens = std::make_shared<std::vector<int32_t>>(g.prompt_tokens);
-  g.on_finish = [on_done, prompt_tokens, text, &tokenizer](const engine::GenerateResult& r) {
-    CompletionResult out;
-    switch (r.reason) {
-      case engine::FinishReason::Cancelled:
-        out.failure = MoveFailure{FailureKind::Cancelled, "the request was cancelled"};
-        break;
-      case engine::FinishReason::Error:
-        out.failure = MoveFailure{FailureKind::BackendError, "engine error: " + r.error};
-        break;
-      case engine::FinishReason::Length:
-        out.truncated = true;
-        break;
-      case engine::FinishReason::Stop:
-        out.stopped_at_stop_string = true;
-        break;
-    }
-    out.text = r.text;
-    out.prompt_text = text;
-    out.num_prompt_tokens = r.num_prompt_tokens;
-    out.num_cached_tokens = r.num_cached_prompt_tokens;
-    out.num_completion_tokens = static_cast<int32_t>(r.tokens.size());
-    out.queue_seconds = r.queue_seconds;
-    out.ttft_seconds = r.ttft_seconds;
-    out.total_seconds = r.total_seconds;
-    out.prompt_tokens = *prompt_tokens;
-    out.completion_tokens = r.tokens;
-    if (!out.failure) {
-      auto c = std::make_shared<Continuation>();
-      c->text = text + tokenizer.decode(r.tokens, /*special=*/true);
-      c->tokens = *prompt_tokens;
-      c->tokens.insert(c->tokens.end(), r.tokens.begin(), r.tokens.end());
-      out.continuation = std::move(c);
-    }
-    on_done(std::move(out));
+  auto tokens = std::make_shared<std::vector<int32_t>>(g.prompt_tokens);
+  g.on_finish = [on_done, tokens, text, &tokenizer](const engine::GenerateResult& r) {
+    on_done(completion_result(r, *tokens, text, tokenizer));
   };
-
   auto handle = binding_.engine->submit(std::move(g));
   if (!handle) {
     on_done(failed(FailureKind::BackendError,

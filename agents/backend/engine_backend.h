@@ -5,7 +5,9 @@
 #pragma once
 
 #include <expected>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "agents/agent_config.h"
 #include "agents/backend/backend.h"
@@ -29,6 +31,10 @@ class EngineBackend final : public LlmBackend {
   std::optional<std::string> chat_unavailable() const override;
 
  private:
+  // `text` tokenized; when it extends `cont`'s text, cont's tokens followed by the rest's.
+  std::vector<int32_t> prompt_tokens(const std::string& text,
+                                     const std::shared_ptr<const Continuation>& cont) const;
+
   ModelBinding binding_;
 };
 

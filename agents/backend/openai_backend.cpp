@@ -64,13 +64,14 @@ std::string openai_request_body(const OpenAiBackendConfig& config, const Complet
   } else {
     body["prompt"] = request.prompt + request.assistant_prefix;
   }
-  body["max_tokens"] = request.max_tokens;
-  body["temperature"] = request.temperature;
-  if (request.top_p < 1.0f) body["top_p"] = request.top_p;
-  if (request.top_k > 0) body["top_k"] = request.top_k;
-  if (request.min_p > 0.0f) body["min_p"] = request.min_p;
-  if (request.seed) body["seed"] = *request.seed;
-  if (!request.stop.empty()) body["stop"] = request.stop;
+  const engine::SamplingParams& s = request.sampling;
+  body["max_tokens"] = s.max_tokens;
+  body["temperature"] = s.temperature;
+  if (s.top_p < 1.0f) body["top_p"] = s.top_p;
+  if (s.top_k > 0) body["top_k"] = s.top_k;
+  if (s.min_p > 0.0f) body["min_p"] = s.min_p;
+  if (s.seed) body["seed"] = *s.seed;
+  if (!s.stop.empty()) body["stop"] = s.stop;
   if (!request.choices.empty()) {
     switch (config.constraint) {
       case RemoteConstraint::Vllm:

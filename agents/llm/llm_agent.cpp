@@ -44,8 +44,7 @@ std::expected<std::unique_ptr<Agent>, AgentError> make_llm_agent(
   if (!cp) return error(config, "not an llm agent");
   const LlmAgentConfig& c = *cp;
   if (!backend) return error(config, "no backend");
-  if (c.max_tokens < 1)
-    return error(config, fmt::format("max_tokens must be at least 1 (got {})", c.max_tokens));
+  if (auto bad = engine::validate(c.sampling)) return error(config, bad->message);
   if (c.max_retries < 0)
     return error(config, fmt::format("max_retries must be 0 or more (got {})", c.max_retries));
   if (c.mode == OutputMode::Reason) {
@@ -54,9 +53,6 @@ std::expected<std::unique_ptr<Agent>, AgentError> make_llm_agent(
     if (c.reasoning_marker.empty())
       return error(config, "reason mode needs a reasoning_marker (such as 'Move:')");
   }
-  if (c.temperature < 0) return error(config, "temperature must be 0 or more");
-  if (c.top_p <= 0 || c.top_p > 1) return error(config, "top_p must be in (0, 1]");
-  if (c.min_p < 0 || c.min_p > 1) return error(config, "min_p must be in [0, 1]");
   if (c.chat)
     if (auto why = backend->chat_unavailable())
       return error(config, *why + " (or set `chat: false` to send plain text)");

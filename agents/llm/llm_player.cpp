@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "agents/llm/answer_reader.h"
+#include "base/strings.h"
 
 namespace agents::llm {
 
@@ -62,12 +63,6 @@ using Job = LlmPlayer::Job;
 
 void send(const std::shared_ptr<State>& state, const std::shared_ptr<Job>& job);
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // The plain-text prompt (chat: false): system, blank line, then each user turn directly followed
 // by its answer, turns separated by a blank line; the open user turn last.
 std::string plain_prompt(const std::string& system, const std::vector<engine::ChatMessage>& turns) {
@@ -90,12 +85,7 @@ CompletionRequest build_request(const State& state, Job& job) {
   } else {
     r.prompt = plain_prompt(job.system_text, turns);
   }
-  r.temperature = c.temperature;
-  r.top_k = c.top_k;
-  r.top_p = c.top_p;
-  r.min_p = c.min_p;
-  r.seed = c.seed;
-  r.max_tokens = c.max_tokens;
+  r.sampling = c.sampling;
   r.priority = job.request.priority;
   if (job.request.deadline != Clock::time_point{}) r.deadline = job.request.deadline;
   r.continue_from = job.continue_from;
@@ -107,8 +97,8 @@ CompletionRequest build_request(const State& state, Job& job) {
       break;
     case OutputMode::Reason:
       if (!job.reasoning_done) {
-        r.max_tokens = c.reasoning_tokens;
-        r.stop = {c.reasoning_marker};
+        r.sampling.max_tokens = c.reasoning_tokens;
+        r.sampling.stop = {c.reasoning_marker};
       } else {
         // The move after the marker, constrained; the prompt extends the thinking request's.
         r.assistant_prefix = job.reasoning + c.reasoning_marker;
@@ -225,7 +215,7 @@ void on_result(const std::shared_ptr<State>& state, const std::shared_ptr<Job>& 
   }
   // Constrained (or reason's second request): the server should have kept to the list, but the
   // answer is checked all the same (a remote server may ignore the constraint field).
-  const std::string answer = trim(cr.text);
+  const std::string answer(base::trim(cr.text));
   const std::string said =
       c.mode == OutputMode::Reason ? job->reasoning + c.reasoning_marker + cr.text : cr.text;
   acc.raw = said;
@@ -275,7 +265,7 @@ std::string LlmPlayer::Job::illegal_reason_text() const {
 LlmPlayer::LlmPlayer(std::string name, std::vector<std::string> variants, LlmAgentConfig config,
                      std::map<std::string, PromptPair> prompts, std::shared_ptr<backend::LlmBackend> backend)
     : name_(std::move(name)), variants_(std::move(variants)), state_(std::make_shared<State>()) {
-  state_->rng.seed(config.seed.value_or(std::hash<std::string>{}(name_)));
+  state_->rng.seed(config.sampling.seed.value_or(std::hash<std::string>{}(name_)));
   state_->config = std::move(config);
   state_->prompts = std::move(prompts);
   state_->backend = std::move(backend);

@@ -7,24 +7,15 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/strings.h"
+
 namespace agents::llm {
 
 namespace {
 
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i)
-    if (i == text.size() || text[i] == sep) {
-      out.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
 // The full-move number of a FEN (its sixth field), 1 when absent.
 int fen_move_number(std::string_view fen) {
-  const auto fields = split(fen, ' ');
+  const auto fields = base::split(fen, ' ');
   if (fields.size() < 6) return 1;
   int n = 0;
   for (char c : fields[5]) {
@@ -56,7 +47,7 @@ bool notation_fits(Notation notation, std::string_view variant) {
 
 std::string compact_board(const games::Game& game) {
   const std::string fen = game.fen();
-  const auto rows = split(std::string_view(fen).substr(0, fen.find(' ')), '/');
+  const auto rows = base::split(std::string_view(fen).substr(0, fen.find(' ')), '/');
   std::string out;
   size_t width = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -130,7 +121,7 @@ std::string history_text(const games::Game& game, Notation notation) {
   const auto moves = notation == Notation::Uci ? game.moves() : game.moves_human();
   if (moves.empty()) return "none";
   const std::string start = game.start_fen();
-  const auto fields = split(start, ' ');
+  const auto fields = base::split(start, ' ');
   int number = fen_move_number(start);
   bool second = fields.size() > 1 && fields[1] == "b";
   std::string out;

@@ -26,6 +26,7 @@
 #include "agents/llm/llm_agent.h"
 #include "agents/llm/position_text.h"
 #include "arena/cli/command.h"
+#include "arena/cli/process_env.h"
 #include "arena/config/loader.h"
 #include "arena/models/model_registry.h"
 #include "engine/api.h"
@@ -149,7 +150,7 @@ std::expected<void, std::string> write_game(const nlohmann::json& game_line, age
 
 int run_dataset(const DatasetFlags& f) {
   config::LoadOptions options;
-  options.get_env = models::process_env;
+  options.get_env = process_env;
   options.default_model_path = f.model;
   options.check_files = false;
   auto loaded = config::load_config(f.config, options);

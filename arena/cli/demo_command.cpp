@@ -95,8 +95,8 @@ std::expected<std::unique_ptr<agents::Agent>, std::string> make_agent(const Demo
                                                                       uint64_t seed) {
   agents::LlmAgentConfig c;
   c.model = "demo";
-  c.temperature = f.temperature;
-  c.seed = seed;
+  c.sampling.temperature = f.temperature;
+  c.sampling.seed = seed;
   c.mode = f.mode;
   c.history = f.history;
   c.reasoning_tokens = f.reasoning_tokens;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "arena/cli/command.h"
+#include "arena/cli/process_env.h"
 #include "arena/config/loader.h"
 #include "arena/config/resolved.h"
 #include "arena/models/default_model.h"
@@ -123,7 +124,7 @@ std::optional<std::string> check_resume(const std::filesystem::path& dir, const 
                        dir.string(), config::kResolvedConfigFile);
   config::LoadOptions options;
   options.check_files = false;
-  options.get_env = models::process_env;
+  options.get_env = process_env;
   const auto before = config::load_config(saved, options);
   if (!before)
     return fmt::format("cannot resume: the saved config {} does not load:\n{}", saved.string(),
@@ -140,8 +141,8 @@ std::optional<std::string> check_resume(const std::filesystem::path& dir, const 
 // for errors).
 std::optional<config::Config> load(const RunFlags& f) {
   config::LoadOptions options;
-  options.get_env = models::process_env;
-  options.default_model_path = models::default_model_path(f.config);
+  options.get_env = process_env;
+  options.default_model_path = models::default_model_path(f.config, process_env);
   options.overrides.output_dir = f.resume ? f.resume : f.output;
   options.overrides.web_port = f.web_port;
   options.overrides.seed = f.seed;
@@ -202,7 +203,7 @@ int run(const RunFlags& f) {
   const std::filesystem::path output_dir = config.output.dir;
   if (auto refusal = prepare_output(f, config, output_dir)) return fail(*refusal);
 
-  auto setup = models::prepare_run(config);
+  auto setup = models::prepare_run(config, process_env);
   if (!setup) return fail(setup.error());
 
   tournament::RunOptions run_options;
@@ -211,7 +212,7 @@ int run(const RunFlags& f) {
   run_options.config_hash = hash;
   run_options.quiet = f.quiet;
   run_options.stop = &g_stop;
-  run_options.get_env = models::process_env;
+  run_options.get_env = process_env;
   // The board server: web.port != 0 starts it (bound to web.bind); its hub observes the tournament.
   // Declared after the models, so it stops before the engines it samples go away.
   std::unique_ptr<server::BoardServer> board;

@@ -15,12 +15,6 @@ using agents::AgentConfig;
 
 const std::vector<std::string> kTypes = {"llm", "uci", "search", "random"};
 
-template <typename E>
-const std::vector<std::string>& names_of(size_t count) {
-  static const auto names = enum_names<E>(count);
-  return names;
-}
-
 // One prompt: by value (`key`) or from a file (`key_file`), not both.
 void read_prompt(FieldReader& f, LoadContext& ctx, const std::string& key, std::string& text,
                  std::string& source) {
@@ -49,9 +43,8 @@ void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ct
   f.read("base_url", o.base_url);
   f.read("model", o.model);
   f.read("api_key_env", o.api_key_env);
-  f.read_enum("endpoint", o.endpoint, agents::parse_endpoint, names_of<agents::Endpoint>(2));
-  f.read_enum("constraint", o.constraint, agents::parse_remote_constraint,
-              names_of<agents::RemoteConstraint>(3));
+  f.read_enum("endpoint", o.endpoint, agents::kEndpointNames);
+  f.read_enum("constraint", o.constraint, agents::kRemoteConstraintNames);
   f.read_duration("timeout", o.timeout, std::chrono::milliseconds(1));
   f.read("max_concurrency", o.max_concurrency, 1, 1024);
   f.read("max_retries", o.max_retries, 0, 100);
@@ -75,7 +68,7 @@ void read_llm(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
               AgentMarks& marks) {
   f.read("model", c.model);
   marks.model = f.mark("model");
-  f.read_enum("backend", c.backend, agents::parse_backend_kind, names_of<agents::BackendKind>(2));
+  f.read_enum("backend", c.backend, agents::kBackendKindNames);
   const YamlNode* openai = f.get("openai");
   if (c.backend == agents::BackendKind::OpenAi) {
     if (!openai)
@@ -89,19 +82,20 @@ void read_llm(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
   }
   read_prompt(f, ctx, "system_prompt", c.system_prompt, c.prompt_source);
   read_prompt(f, ctx, "move_template", c.move_template, c.prompt_source);
-  f.read_enum("notation", c.notation, agents::parse_notation, names_of<agents::Notation>(3));
+  f.read_enum("notation", c.notation, agents::kNotationNames);
   marks.notation = f.mark("notation");
-  f.read_enum("mode", c.mode, agents::parse_output_mode, names_of<agents::OutputMode>(3));
-  f.read_enum("history", c.history, agents::parse_history_mode, names_of<agents::HistoryMode>(2));
+  f.read_enum("mode", c.mode, agents::kOutputModeNames);
+  f.read_enum("history", c.history, agents::kHistoryModeNames);
   f.read("chat", c.chat);
-  f.read("temperature", c.temperature, 0.0, 100.0);
-  f.read("top_k", c.top_k, 0, 1 << 20);
-  f.read("top_p", c.top_p, 1e-6, 1.0);
-  f.read("min_p", c.min_p, 0.0, 1.0);
-  f.read("seed", c.seed);
-  f.read("max_tokens", c.max_tokens, 1, 1 << 16);
+  engine::SamplingParams& s = c.sampling;
+  f.read("temperature", s.temperature, 0.0, 100.0);
+  f.read("top_k", s.top_k, 0, 1 << 20);
+  f.read("top_p", s.top_p, 1e-6, 1.0);
+  f.read("min_p", s.min_p, 0.0, 1.0);
+  f.read("seed", s.seed);
+  f.read("max_tokens", s.max_tokens, 1, 1 << 16);
   f.read("max_retries", c.max_retries, 0, 100);
-  f.read_enum("on_failure", c.on_failure, agents::parse_on_failure, names_of<agents::OnFailure>(3));
+  f.read_enum("on_failure", c.on_failure, agents::kOnFailureNames);
   f.read("reasoning_tokens", c.reasoning_tokens, 1, 1 << 16);
   f.read("reasoning_marker", c.reasoning_marker);
   if (c.mode == agents::OutputMode::Reason && c.reasoning_marker.empty())

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agents/agent_config.h"
+#include "base/enum_names.h"
 #include "engine/api.h"
 
 namespace arena::config {
@@ -35,6 +36,18 @@ enum class DeadlinePolicy {
   ForfeitMove,  // the move is lost: pass where the rules allow (janggi), otherwise random
   LossOnTime,   // the game is lost
 };
+
+// Each enum's names, as the YAML config spells them: the one table that to_string and parse read.
+inline constexpr base::EnumTable<Format, 3> kFormatNames{{{Format::RoundRobin, "round_robin"},
+                                                          {Format::DoubleRoundRobin, "double_round_robin"},
+                                                          {Format::Gauntlet, "gauntlet"}}};
+inline constexpr base::EnumTable<OpeningOrder, 2> kOpeningOrderNames{
+    {{OpeningOrder::Sequential, "sequential"}, {OpeningOrder::Random, "random"}}};
+inline constexpr base::EnumTable<DeadlinePolicy, 4> kDeadlinePolicyNames{
+    {{DeadlinePolicy::Wait, "wait"},
+     {DeadlinePolicy::RandomMove, "random_move"},
+     {DeadlinePolicy::ForfeitMove, "forfeit_move"},
+     {DeadlinePolicy::LossOnTime, "loss_on_time"}}};
 
 const char* to_string(Format v);
 const char* to_string(OpeningOrder v);

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "arena/config/units.h"
+#include "base/strings.h"
 
 namespace arena::config {
 
@@ -20,8 +21,7 @@ std::optional<int64_t> parse_integer(std::string_view text) {
 }
 
 std::optional<bool> parse_bool(std::string_view text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = base::to_lower(text);
   if (lower == "true" || lower == "yes" || lower == "on") return true;
   if (lower == "false" || lower == "no" || lower == "off") return false;
   return std::nullopt;

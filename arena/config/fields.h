@@ -15,6 +15,7 @@
 
 #include "arena/config/diagnostics.h"
 #include "arena/config/yaml_tree.h"
+#include "base/enum_names.h"
 
 namespace arena::config {
 
@@ -82,6 +83,12 @@ class FieldReader {
     E value{};
     read_enum(key, value, parse, names);
     if (v->is_scalar() && parse(v->scalar)) out = value;
+  }
+  // An enumeration by the names of its table (base/enum_names.h); `E` is the value or an optional one.
+  template <typename E, typename V, size_t N>
+  void read_enum(std::string_view key, E& out, const base::EnumTable<V, N>& table) {
+    read_enum(
+        key, out, [&](std::string_view s) { return base::enum_value(table, s); }, base::enum_names(table));
   }
 
   // Flags every key not asked for. `explain` may give a better message for a key that is valid

@@ -6,22 +6,6 @@
 namespace arena::config {
 namespace {
 
-const std::vector<std::string>& kv_dtype_names() {
-  static const auto names = enum_names<engine::KvDtype>(3);
-  return names;
-}
-const std::vector<std::string>& batching_names() {
-  static const auto names = enum_names<engine::BatchingMode>(3);
-  return names;
-}
-
-template <typename E>
-std::optional<E> parse_by_name(std::string_view s, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (s == to_string(static_cast<E>(i))) return static_cast<E>(i);
-  return std::nullopt;
-}
-
 void read_model(const YamlNode& node, size_t index, LoadContext& ctx, ModelConfig& m, ModelMarks& marks) {
   FieldReader f(&node, fmt::format("models[{}]", index), ctx.diag);
   marks.entry = node.mark;
@@ -36,9 +20,7 @@ void read_model(const YamlNode& node, size_t index, LoadContext& ctx, ModelConfi
   f.read("threads", m.threads, 0, 1024);
 
   engine::SchedulerConfig& s = m.engine.scheduler;
-  f.read_enum(
-      "batching", s.mode, [](std::string_view v) { return parse_by_name<engine::BatchingMode>(v, 3); },
-      batching_names());
+  f.read_enum("batching", s.mode, engine::kBatchingModeNames);
   f.read("max_num_seqs", s.max_num_seqs, 1, 4096);
   f.read("max_num_batched_tokens", s.max_num_batched_tokens, 1, 1 << 20);
   f.read("max_prefill_tokens", s.max_prefill_tokens, 0, 1 << 20);
@@ -46,9 +28,7 @@ void read_model(const YamlNode& node, size_t index, LoadContext& ctx, ModelConfi
 
   engine::CacheConfig& c = m.engine.cache;
   f.read("block_size", c.block_size, 1, 1024);
-  f.read_enum(
-      "kv_dtype", c.dtype, [](std::string_view v) { return parse_by_name<engine::KvDtype>(v, 3); },
-      kv_dtype_names());
+  f.read_enum("kv_dtype", c.dtype, engine::kKvDtypeNames);
   uint64_t kv_bytes = c.kv_cache_bytes;
   f.read_memory("kv_cache_size", kv_bytes, uint64_t{1} << 20);
   c.kv_cache_bytes = static_cast<size_t>(kv_bytes);

@@ -71,9 +71,10 @@ void llm_fields(Node& n, const agents::LlmAgentConfig& c) {
   n.add("notation", c.notation ? Node::plain(agents::to_string(*c.notation)) : Node::null());
   n.add("mode", Node::plain(agents::to_string(c.mode)))
       .add("history", Node::plain(agents::to_string(c.history)));
-  n.add("chat", boolean(c.chat)).add("temperature", num(c.temperature)).add("top_k", num(c.top_k));
-  n.add("top_p", num(c.top_p)).add("min_p", num(c.min_p)).add("seed", opt(c.seed));
-  n.add("max_tokens", num(c.max_tokens)).add("max_retries", num(c.max_retries));
+  const engine::SamplingParams& s = c.sampling;
+  n.add("chat", boolean(c.chat)).add("temperature", num(s.temperature)).add("top_k", num(s.top_k));
+  n.add("top_p", num(s.top_p)).add("min_p", num(s.min_p)).add("seed", opt(s.seed));
+  n.add("max_tokens", num(s.max_tokens)).add("max_retries", num(c.max_retries));
   n.add("on_failure", Node::plain(agents::to_string(c.on_failure)));
   n.add("reasoning_tokens", num(c.reasoning_tokens)).add("reasoning_marker", str(c.reasoning_marker));
 }

@@ -49,14 +49,6 @@ struct Marks {
   SourceMark output_dir, web_port, web_bind;
 };
 
-// The names of enum E's first `count` values, through its to_string.
-template <typename E>
-std::vector<std::string> enum_names(size_t count) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < count; ++i) names.emplace_back(to_string(static_cast<E>(i)));
-  return names;
-}
-
 void read_models(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 void read_agents(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);

@@ -17,8 +17,7 @@ void read_openings(const YamlNode* node, LoadContext& ctx, OpeningsConfig& o, To
     if (ctx.options.check_files && !o.file.empty() && !std::filesystem::is_regular_file(o.file, ec))
       ctx.diag.error(marks.openings_file, fmt::format("openings file '{}' not found", o.file));
   }
-  static const auto orders = enum_names<OpeningOrder>(2);
-  f.read_enum("order", o.order, parse_opening_order, orders);
+  f.read_enum("order", o.order, kOpeningOrderNames);
   f.read("plies", o.plies, 0, 10000);
   f.read("janggi_setups", o.janggi_setups);
   marks.janggi_setups = f.mark("janggi_setups");
@@ -108,8 +107,7 @@ void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Mar
   else
     marks.game_items.assign(t.games.size(), marks.games);
 
-  static const auto formats = enum_names<Format>(3);
-  f.read_enum("format", t.format, parse_format, formats);
+  f.read_enum("format", t.format, kFormatNames);
   f.read("gauntlet_seed", t.gauntlet_seed_agent);
   marks.gauntlet_seed = f.mark("gauntlet_seed");
   f.read_list("agents", t.agents);
@@ -129,8 +127,7 @@ void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Mar
   f.read("concurrency", t.concurrency, 1, 4096);
   f.read_duration("tick", t.tick, std::chrono::milliseconds(10));
   f.read_duration("move_deadline", t.move_deadline, std::chrono::milliseconds(0));
-  static const auto policies = enum_names<DeadlinePolicy>(4);
-  f.read_enum("deadline_policy", t.deadline_policy, parse_deadline_policy, policies);
+  f.read_enum("deadline_policy", t.deadline_policy, kDeadlinePolicyNames);
   read_clock(f.get("clock"), ctx, t.clock);
   read_adjudication(f.get("adjudication"), ctx, t.adjudication, marks);
   read_sprt(f.get("sprt"), ctx, t.sprt, marks);

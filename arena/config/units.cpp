@@ -10,6 +10,8 @@
 #include <cmath>
 #include <utility>
 
+#include "base/strings.h"
+
 namespace arena::config {
 namespace {
 
@@ -41,12 +43,6 @@ std::string take_unit(std::string_view& text) {
   return unit;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 constexpr double kMaxMilliseconds = 1e12;  // about 31 years: far beyond any tournament
 constexpr double kMaxBytes = 1e18;
 
@@ -54,7 +50,7 @@ constexpr double kMaxBytes = 1e18;
 
 std::expected<std::chrono::milliseconds, std::string> parse_duration(std::string_view text) {
   const std::string original(text);
-  text = trim(text);
+  text = base::trim(text);
   const auto bad = [&](std::string why) {
     return std::unexpected(
         fmt::format("invalid duration '{}': {} (write e.g. 500ms, 2s, 1m, 1m30s)", original, why));
@@ -89,7 +85,7 @@ std::string format_duration(std::chrono::milliseconds d) {
 
 std::expected<uint64_t, std::string> parse_memory_size(std::string_view text) {
   const std::string original(text);
-  text = trim(text);
+  text = base::trim(text);
   const auto bad = [&](std::string why) {
     return std::unexpected(
         fmt::format("invalid memory size '{}': {} (write e.g. 256MiB, 2GiB)", original, why));
@@ -97,7 +93,7 @@ std::expected<uint64_t, std::string> parse_memory_size(std::string_view text) {
   double value = 0;
   if (!take_number(text, value))
     return bad(!text.empty() && text.front() == '-' ? "negative" : "expected a number");
-  text = trim(text);
+  text = base::trim(text);
   const std::string unit = take_unit(text);
   if (!text.empty()) return bad("unexpected text after the unit");
   static constexpr std::array<std::pair<const char*, double>, 10> kUnits{{{"", 1.0},

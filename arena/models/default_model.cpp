@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "arena/build_info.h"
-#include "arena/models/model_registry.h"
 
 namespace arena::models {
 
@@ -24,8 +23,8 @@ std::vector<fs::path> this_and_above(fs::path start, int levels) {
 
 }  // namespace
 
-std::string default_model_path(const fs::path& config_file) {
-  if (auto env = process_env("ARENA_DEFAULT_MODEL")) return *env;
+std::string default_model_path(const fs::path& config_file, const agents::EnvReader& get_env) {
+  if (auto env = get_env ? get_env("ARENA_DEFAULT_MODEL") : std::nullopt; env && !env->empty()) return *env;
   std::error_code ec;
   std::vector<fs::path> candidates;
   if (!config_file.empty())

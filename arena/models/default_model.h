@@ -6,16 +6,18 @@
 #include <filesystem>
 #include <string>
 
+#include "agents/agent_config.h"
+
 namespace arena::models {
 
 // The file name of the default model inside a checkout (and, under share/arena/, an install).
 inline constexpr const char* kDefaultModelFile = "models/arena-chess-janggi.gguf";
 
-// Where the default model is: $ARENA_DEFAULT_MODEL when set; else the first that exists of
-// models/arena-chess-janggi.gguf in `config_file`'s folder or a folder above it (a checkout's
-// configs/), in a folder above the arena executable (build/bin/arena in a checkout),
-// share/arena/models/ beside an installed bin/arena, and in the checkout the executable was built
-// from (a build folder outside the checkout); else the checkout's path, for the error message.
-std::string default_model_path(const std::filesystem::path& config_file = {});
+// Where the default model is: ARENA_DEFAULT_MODEL as `get_env` reads it, when set; else the first that exists
+// of models/arena-chess-janggi.gguf in `config_file`'s folder or a folder above it (a checkout's configs/),
+// in a folder above the arena executable (build/bin/arena in a checkout), share/arena/models/ beside an
+// installed bin/arena, and in the checkout the executable was built from (a build folder outside the
+// checkout); else the checkout's path, for the error message.
+std::string default_model_path(const std::filesystem::path& config_file, const agents::EnvReader& get_env);
 
 }  // namespace arena::models

@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <cstdlib>
+#include <utility>
 
 #include "agents/backend/shared_backends.h"
 
@@ -49,18 +49,12 @@ const agents::ModelBinding* ModelRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-agents::AgentEnvironment ModelRegistry::environment() const {
+agents::AgentEnvironment ModelRegistry::environment(agents::EnvReader get_env) const {
   agents::AgentEnvironment env;
   env.find_model = [this](const std::string& name) { return find(name); };
-  env.get_env = process_env;
+  env.get_env = std::move(get_env);
   env.shared_backends = std::make_shared<agents::backend::SharedBackends>();
   return env;
-}
-
-std::optional<std::string> process_env(const std::string& name) {
-  const char* value = std::getenv(name.c_str());
-  if (!value || !*value) return std::nullopt;
-  return std::string(value);
 }
 
 }  // namespace arena::models

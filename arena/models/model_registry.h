@@ -5,7 +5,6 @@
 
 #include <expected>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +28,8 @@ class ModelRegistry {
   const agents::ModelBinding* find(const std::string& name) const;
   // Every opened model, in config order.
   const std::vector<agents::ModelBinding>& bindings() const { return bindings_; }
-  // What the agent factory needs: these models, and the process environment.
-  agents::AgentEnvironment environment() const;
+  // What the agent factory needs: these models, and the environment as `get_env` reads it.
+  agents::AgentEnvironment environment(agents::EnvReader get_env) const;
 
  private:
   ModelRegistry() = default;
@@ -42,9 +41,5 @@ class ModelRegistry {
   std::vector<Entry> entries_;
   std::vector<agents::ModelBinding> bindings_;
 };
-
-// The value of environment variable `name` (unset or empty: nullopt). The arena layer is where
-// the process environment is read; libraries receive this function.
-std::optional<std::string> process_env(const std::string& name);
 
 }  // namespace arena::models

@@ -21,12 +21,13 @@ std::vector<config::ModelConfig> models_in_use(const config::Config& config) {
   return out;
 }
 
-std::expected<std::unique_ptr<RunSetup>, std::string> prepare_run(const config::Config& config) {
+std::expected<std::unique_ptr<RunSetup>, std::string> prepare_run(const config::Config& config,
+                                                                  agents::EnvReader get_env) {
   auto setup = std::make_unique<RunSetup>();
   auto registry = ModelRegistry::open(models_in_use(config));
   if (!registry) return std::unexpected(registry.error());
   setup->registry = std::move(*registry);
-  setup->env = setup->registry->environment();
+  setup->env = setup->registry->environment(std::move(get_env));
   const agents::AgentEnvironment* env = &setup->env;
   for (const auto& name : config.tournament.agents) {
     const auto it = std::find_if(config.agents.begin(), config.agents.end(),

@@ -28,7 +28,9 @@ struct RunSetup {
 std::vector<config::ModelConfig> models_in_use(const config::Config& config);
 
 // Opens the models in use and makes the participants of `config.tournament.agents`; an error
-// naming the model that failed to open. The setup must outlive the run (it owns the engines).
-std::expected<std::unique_ptr<RunSetup>, std::string> prepare_run(const config::Config& config);
+// naming the model that failed to open. The agents read the environment through `get_env`. The
+// setup must outlive the run (it owns the engines).
+std::expected<std::unique_ptr<RunSetup>, std::string> prepare_run(const config::Config& config,
+                                                                  agents::EnvReader get_env);
 
 }  // namespace arena::models

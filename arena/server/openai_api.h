@@ -31,10 +31,12 @@ class OpenAiApi final : public ApiHandler {
 
   RouteResult handle(const HttpRequest& request) override;
 
-  // The engine request and reply shape a JSON body asks for, or the OpenAI error response.
+  // The engine request and reply shape a JSON body asks for, or the OpenAI error response
+  // (openai_request.cpp).
   struct Parsed {
     engine::GenerateRequest request;
     bool chat = false, stream = false, include_usage = false;
+    bool return_ids = false;  // return_token_ids (vLLM) / return_tokens (llama.cpp)
   };
   std::expected<Parsed, HttpResponse> parse(const nlohmann::json& body, bool chat) const;
 

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "base/strings.h"
 #include "games/chess/pgn.h"
 #include "games/game.h"
 #include "games/janggi/fen.h"
@@ -31,13 +32,6 @@ std::vector<std::string> split_ws(const std::string& s) {
 
 bool is_number(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
 }
 
 // One EPD or FEN line: 4 fields plus operations ("... bm e4; id \"x\";") or a 6-field FEN.
@@ -136,7 +130,7 @@ std::expected<std::vector<Opening>, std::string> load_openings(const config::Ope
   int line_no = 0;
   for (std::string line; std::getline(lines, line);) {
     ++line_no;
-    line = trim(line);
+    line = std::string(base::trim(line));
     if (line.empty() || line[0] == '#') continue;
     auto opening = parse_position_line(line, variant);
     if (!opening) return std::unexpected(fmt::format("{}:{}: {}", config.file, line_no, opening.error()));

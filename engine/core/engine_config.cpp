@@ -6,20 +6,11 @@
 namespace engine {
 
 const char* to_string(BatchingMode mode) {
-  switch (mode) {
-    case BatchingMode::Sequential:
-      return "sequential";
-    case BatchingMode::Static:
-      return "static";
-    case BatchingMode::Continuous:
-      return "continuous";
-  }
-  return "?";
+  return base::enum_name(kBatchingModeNames, mode);
 }
 
 std::expected<BatchingMode, Error> parse_batching_mode(std::string_view name) {
-  for (BatchingMode mode : {BatchingMode::Sequential, BatchingMode::Static, BatchingMode::Continuous})
-    if (name == to_string(mode)) return mode;
+  if (auto mode = base::enum_value(kBatchingModeNames, name)) return *mode;
   return std::unexpected(
       Error{"unknown batching mode '" + std::string(name) + "' (known: sequential, static, continuous)"});
 }

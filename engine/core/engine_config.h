@@ -8,6 +8,7 @@
 #include <functional>
 #include <string_view>
 
+#include "base/enum_names.h"
 #include "engine/core/kv_block_size.h"
 #include "engine/core/kv_dtype.h"
 #include "engine/error.h"
@@ -20,6 +21,12 @@ enum class BatchingMode {
   Static,      // a batch is admitted only when the previous batch has finished
   Continuous,  // sequences join and leave between any two steps
 };
+
+// Each mode's name: the one table that to_string and parse_batching_mode read.
+inline constexpr base::EnumTable<BatchingMode, 3> kBatchingModeNames{
+    {{BatchingMode::Sequential, "sequential"},
+     {BatchingMode::Static, "static"},
+     {BatchingMode::Continuous, "continuous"}}};
 
 // "sequential", "static", "continuous".
 const char* to_string(BatchingMode mode);

@@ -16,17 +16,6 @@ double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-// Why a sampling parameter is out of range, or "" when all are valid.
-std::string check_sampling(const SamplingParams& p) {
-  if (!(p.temperature >= 0) || !std::isfinite(p.temperature))
-    return fmt::format("temperature {} must be a finite number >= 0", p.temperature);
-  if (p.top_k < 0) return fmt::format("top_k {} must be >= 0 (0 = off)", p.top_k);
-  if (!(p.top_p > 0 && p.top_p <= 1)) return fmt::format("top_p {} must be in (0, 1]", p.top_p);
-  if (!(p.min_p >= 0 && p.min_p <= 1)) return fmt::format("min_p {} must be in [0, 1]", p.min_p);
-  if (p.max_tokens < 1) return fmt::format("max_tokens {} must be >= 1", p.max_tokens);
-  return {};
-}
-
 }  // namespace
 
 EngineCore::EngineCore(LanguageModel& model, const Tokenizer& tokenizer, const EngineConfig& config,
@@ -74,7 +63,7 @@ std::expected<std::unique_ptr<Sequence>, Error> EngineCore::make_sequence(SeqId 
     if (prompt[i] < 0 || prompt[i] >= vocab)
       return std::unexpected(Error{fmt::format(
           "prompt token {} at position {} is outside the vocabulary [0, {})", prompt[i], i, vocab)});
-  if (auto why = check_sampling(request.sampling); !why.empty()) return std::unexpected(Error{why});
+  if (auto bad = validate(request.sampling)) return std::unexpected(Error{bad->message});
 
   int64_t needed = num_prompt + request.sampling.max_tokens;
   if (context > 0) needed = std::min<int64_t>(needed, context);

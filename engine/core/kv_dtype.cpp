@@ -3,25 +3,12 @@
 
 namespace engine {
 
-namespace {
-constexpr KvDtype kAll[] = {KvDtype::F32, KvDtype::F16, KvDtype::Q8_0};
-}  // namespace
-
 const char* to_string(KvDtype dtype) {
-  switch (dtype) {
-    case KvDtype::F32:
-      return "f32";
-    case KvDtype::F16:
-      return "f16";
-    case KvDtype::Q8_0:
-      return "q8_0";
-  }
-  return "?";
+  return base::enum_name(kKvDtypeNames, dtype);
 }
 
 std::expected<KvDtype, Error> parse_kv_dtype(std::string_view name) {
-  for (KvDtype dtype : kAll)
-    if (name == to_string(dtype)) return dtype;
+  if (auto dtype = base::enum_value(kKvDtypeNames, name)) return *dtype;
   std::string known;
   for (const auto& n : kv_dtype_names()) known += (known.empty() ? "" : ", ") + n;
   return std::unexpected(Error{"unknown KV cache dtype '" + std::string(name) + "' (known: " + known + ")",
@@ -29,9 +16,7 @@ std::expected<KvDtype, Error> parse_kv_dtype(std::string_view name) {
 }
 
 std::vector<std::string> kv_dtype_names() {
-  std::vector<std::string> names;
-  for (KvDtype dtype : kAll) names.emplace_back(to_string(dtype));
-  return names;
+  return base::enum_names(kKvDtypeNames);
 }
 
 }  // namespace engine

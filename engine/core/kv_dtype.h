@@ -7,11 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "base/enum_names.h"
 #include "engine/error.h"
 
 namespace engine {
 
 enum class KvDtype { F32, F16, Q8_0 };
+
+// Each dtype's name: the one table that to_string and parse_kv_dtype read.
+inline constexpr base::EnumTable<KvDtype, 3> kKvDtypeNames{
+    {{KvDtype::F32, "f32"}, {KvDtype::F16, "f16"}, {KvDtype::Q8_0, "q8_0"}}};
 
 // "f32", "f16", "q8_0".
 const char* to_string(KvDtype dtype);

@@ -17,18 +17,32 @@ namespace engine {
 using TokenId = int32_t;
 using Clock = std::chrono::steady_clock;
 
-// How the next token is chosen from the logits. temperature 0 means greedy (argmax).
+// How the next token is chosen from the logits (temperature 0 means greedy: argmax) and when
+// generation stops. The one sampling struct of the project: an LLM agent's config, its backend
+// requests and the OpenAI server carry it as is, and validate() is its one range check.
 struct SamplingParams {
   float temperature = 0.0f;
-  int32_t top_k = 0;                    // keep the k most likely tokens; 0 = all
-  float top_p = 1.0f;                   // keep the smallest set whose probability reaches top_p; 1 = all
-  float min_p = 0.0f;                   // drop tokens less likely than min_p x the most likely one; 0 = none
-  std::optional<uint64_t> seed;         // same seed, same request -> same tokens, whatever else runs
-  int32_t max_tokens = 256;             // generated tokens at most (jump-forward tokens included)
-  std::vector<std::string> stop;        // stop strings (not included in the text)
-  std::vector<TokenId> stop_token_ids;  // extra tokens that end generation
-  bool ignore_eos = false;              // keep generating past end-of-generation tokens
+  int32_t top_k = 0;                // keep the k most likely tokens; 0 = all
+  float top_p = 1.0f;               // keep the smallest set whose probability reaches top_p; 1 = all
+  float min_p = 0.0f;               // drop tokens less likely than min_p x the most likely one; 0 = none
+  std::optional<uint64_t> seed{};   // same seed, same request -> same tokens, whatever else runs
+  int32_t max_tokens = 256;         // generated tokens at most (jump-forward tokens included)
+  std::vector<std::string> stop{};  // stop strings (not included in the text)
+  std::vector<TokenId> stop_token_ids{};  // extra tokens that end generation
+  bool ignore_eos = false;                // keep generating past end-of-generation tokens
 };
+
+// A sampling parameter outside what the sampler accepts: the field's name and why.
+struct SamplingError {
+  std::string field;  // "temperature", "top_k", "top_p", "min_p", "max_tokens"
+  std::string message;
+};
+
+// The bounds the sampler needs, nothing stricter: temperature finite and >= 0 (any positive value
+// works: the weights are computed relative to the best logit), top_k >= 0, top_p in (0, 1] (0
+// keeps no token), min_p in [0, 1] (above 1 it drops every token), max_tokens >= 1. Stop strings
+// and seeds take any value. Engine::submit refuses a request that fails it.
+std::optional<SamplingError> validate(const SamplingParams& params);
 
 // One streamed piece of output: the tokens added since the last chunk and their text (text may
 // lag the tokens by a few bytes: an incomplete UTF-8 character or a possible stop string).

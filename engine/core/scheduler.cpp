@@ -73,22 +73,15 @@ bool Scheduler::may_admit() const {
   return static_cast<int32_t>(running_.size()) < config_.max_num_seqs && admission_->may_admit();
 }
 
-SchedulerOutput Scheduler::schedule() {
-  SchedulerOutput out;
-  int32_t budget = config_.max_num_batched_tokens;
-  // Prompt tokens this step may still take (decodes are not counted).
-  int32_t prefill_left = config_.max_prefill_tokens > 0 ? config_.max_prefill_tokens : budget;
-  admission_->begin_step(num_waiting(), num_running());
-  if (admission_->displaces() && !waiting_.empty()) displace_for(*next_waiting(), out);
+struct Scheduler::Step {
+  Step(const SchedulerConfig& config, const KvCacheManager& kv, const std::set<Sequence*, Urgency>& waiting)
+      : budget(config.max_num_batched_tokens),
+        prefill_left(config.max_prefill_tokens > 0 ? config.max_prefill_tokens : budget),
+        prefill_cap(prefill_left),
+        block(kv.block_size()),
+        kv(kv),
+        waiting(waiting) {}
 
-  // Full blocks this step computes. A waiting sequence whose next block is among them waits one
-  // step and then finds it cached, instead of computing it a second time in the same step (a
-  // shared system prompt arriving with many requests at once is computed once).
-  std::unordered_set<BlockHash> in_flight;
-  auto note_in_flight = [&](const Sequence& seq, int32_t n) {
-    if (waiting_.empty()) return;  // nobody to defer
-    for (BlockHash h : kv_.hashes_completed_by(seq, seq.num_computed_tokens + n)) in_flight.insert(h);
-  };
   // The tokens a sequence with `computed` tokens in the cache gets now: all it lacks, within the
   // step's budget and, for a prompt chunk (more than the one token a decode computes), within the
   // prompt tokens left. A chunk that stops short of the end stops at a block boundary, so that
@@ -97,9 +90,7 @@ SchedulerOutput Scheduler::schedule() {
   // the next boundary, it waits for the next step's allowance, unless nothing else had prompt
   // tokens this step (progress whatever the budget; an allowance smaller than a block is used as
   // it is).
-  const int32_t block = kv_.block_size();
-  const int32_t prefill_cap = prefill_left;
-  auto grant = [&](int32_t computed, int32_t lacking) {
+  int32_t grant(int32_t computed, int32_t lacking) const {
     int32_t n = std::min(lacking, budget);
     if (lacking > 1) n = std::min(n, prefill_left);
     if (n < lacking && prefill_cap >= block) {
@@ -109,20 +100,35 @@ SchedulerOutput Scheduler::schedule() {
         n = 0;
     }
     return n;
-  };
-  auto record = [&](Sequence* seq, int32_t n, bool prompt_chunk) {
-    note_in_flight(*seq, n);
+  }
+
+  // `seq` runs `n` tokens this step. The full blocks they complete are noted: a waiting sequence
+  // whose next block is among them waits one step and then finds it cached, instead of computing
+  // it a second time in the same step (a shared system prompt arriving with many requests at
+  // once is computed once).
+  void record(Sequence* seq, int32_t n, bool prompt_chunk) {
+    if (!waiting.empty())  // else nobody to defer
+      for (BlockHash h : kv.hashes_completed_by(*seq, seq->num_computed_tokens + n)) in_flight.insert(h);
     out.seqs.push_back({seq, n, seq->num_computed_tokens + n == seq->num_tokens()});
     budget -= n;
     if (prompt_chunk) prefill_left -= n;
-  };
+  }
 
-  // Running sequences, most urgent first; victims of preemption come from the back. A running
-  // sequence's prompt chunk yields to waiting sequences that outrank it (an earlier deadline
-  // arrived while it was being prefilled): they are admitted first and it takes what is left.
-  std::vector<Sequence*> yielded;
+  SchedulerOutput out;
+  int32_t budget;        // tokens this step may still compute
+  int32_t prefill_left;  // prompt tokens this step may still take (decodes are not counted)
+  const int32_t prefill_cap, block;
+  const KvCacheManager& kv;
+  const std::set<Sequence*, Urgency>& waiting;
+  std::unordered_set<BlockHash> in_flight;  // full blocks this step computes
+};
+
+// Running sequences, most urgent first; victims of preemption come from the back. A running
+// sequence's prompt chunk yields to waiting sequences that outrank it (an earlier deadline
+// arrived while it was being prefilled): they are admitted first and it takes what is left.
+void Scheduler::schedule_running(Step& step, std::vector<Sequence*>& yielded) {
   const bool may_yield = admission_->displaces();
-  for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
+  for (size_t i = 0; i < running_.size() && step.budget > 0; ++i) {
     Sequence* seq = running_[i];
     const int32_t lacking = seq->num_uncomputed_tokens();
     assert(lacking > 0 && "a running sequence always has its last token to compute");
@@ -130,34 +136,36 @@ SchedulerOutput Scheduler::schedule() {
       yielded.push_back(seq);
       continue;
     }
-    const int32_t n = grant(seq->num_computed_tokens, lacking);
+    const int32_t n = step.grant(seq->num_computed_tokens, lacking);
     if (n == 0) continue;  // no prompt tokens left this step; decodes behind it still run
     bool scheduled = true;
     while (!kv_.allocate_slots(*seq, n)) {
       Sequence* victim = running_.back();
       running_.pop_back();
       std::erase(yielded, victim);
-      preempt(victim, out.preempted);
+      preempt(victim, step.out.preempted);
       if (victim == seq) {
         scheduled = false;
         break;
       }
     }
     if (!scheduled) break;
-    record(seq, n, lacking > 1);
+    step.record(seq, n, lacking > 1);
   }
+}
 
-  // Admissions, only in steps without preemption for want of blocks.
-  for (auto it = waiting_.begin();
-       out.preempted.empty() && it != waiting_.end() && budget > 0 && prefill_left > 0 && may_admit();) {
+void Scheduler::admit_waiting(Step& step) {
+  SchedulerOutput& out = step.out;
+  for (auto it = waiting_.begin(); out.preempted.empty() && it != waiting_.end() && step.budget > 0 &&
+                                   step.prefill_left > 0 && may_admit();) {
     Sequence* seq = *it;
     const CachedPrefix hit = kv_.find_cached_prefix(*seq);
-    if (const auto next = kv_.next_block_hash(*seq, hit); next && in_flight.contains(*next)) {
+    if (const auto next = kv_.next_block_hash(*seq, hit); next && step.in_flight.contains(*next)) {
       ++it;  // its next block is being computed now: admit it next step, as a cache hit
       continue;
     }
     const int32_t lacking = seq->num_tokens() - hit.num_tokens;
-    const int32_t n = grant(hit.num_tokens, lacking);
+    const int32_t n = step.grant(hit.num_tokens, lacking);
     if (n == 0) break;                              // the step's prompt tokens are spent
     if (!kv_.allocate_slots(*seq, n, &hit)) break;  // head of line waits for free blocks
     it = waiting_.erase(it);
@@ -172,19 +180,27 @@ SchedulerOutput Scheduler::schedule() {
     admission_->on_admit();
     insert_running(seq);
     out.admitted.push_back(seq->id());
-    record(seq, n, lacking > 1);
+    step.record(seq, n, lacking > 1);
   }
+}
 
+SchedulerOutput Scheduler::schedule() {
+  Step step(config_, kv_, waiting_);
+  admission_->begin_step(num_waiting(), num_running());
+  if (admission_->displaces() && !waiting_.empty()) displace_for(*next_waiting(), step.out);
+  std::vector<Sequence*> yielded;
+  schedule_running(step, yielded);
+  admit_waiting(step);
   // The prompt chunks that yielded, most urgent first, with what is left. No preemption here:
   // a chunk that finds no free block waits (displace_for already made room for the waiting
   // sequences that outrank it, and the running ones behind it may have been scheduled).
   for (Sequence* seq : yielded) {
-    const int32_t n = grant(seq->num_computed_tokens, seq->num_uncomputed_tokens());
+    const int32_t n = step.grant(seq->num_computed_tokens, seq->num_uncomputed_tokens());
     if (n == 0 || !kv_.allocate_slots(*seq, n)) break;
-    record(seq, n, true);
+    step.record(seq, n, true);
   }
-  out.num_batched_tokens = config_.max_num_batched_tokens - budget;
-  return out;
+  step.out.num_batched_tokens = config_.max_num_batched_tokens - step.budget;
+  return std::move(step.out);
 }
 
 void Scheduler::update_after_step(const SchedulerOutput& out) {

@@ -66,6 +66,14 @@ class Scheduler {
   void displace_for(const Sequence& urgent, SchedulerOutput& out);
   void insert_running(Sequence* seq);
 
+  // One schedule() call: its token budgets, the blocks it computes and its output (scheduler.cpp).
+  struct Step;
+  // The running sequences' tokens, most urgent first, preempting from the back for blocks; the
+  // prompt chunks that yield to an outranking waiting sequence go to `yielded`.
+  void schedule_running(Step& step, std::vector<Sequence*>& yielded);
+  // Admissions from the waiting queue, only in steps without preemption for want of blocks.
+  void admit_waiting(Step& step);
+
   SchedulerConfig config_;
   KvCacheManager& kv_;
   std::unique_ptr<AdmissionPolicy> admission_;  // the batching mode

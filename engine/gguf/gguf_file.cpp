@@ -13,6 +13,8 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 namespace engine::gguf {
 
@@ -216,30 +218,101 @@ const char* to_string(ValueType type) {
   return i < std::size(kNames) ? kNames[i] : "unknown";
 }
 
-std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
-  auto fail = [&](const std::string& what) {
-    return std::unexpected(Error{fmt::format("{}: {}", path, what)});
-  };
+namespace {
 
+// The file mapped read-only (an empty file maps to nothing), or why not.
+std::expected<std::pair<const std::byte*, size_t>, std::string> map_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
+  if (fd < 0) return std::unexpected(fmt::format("cannot open: {}", std::strerror(errno)));
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail("not a regular file");
+    return std::unexpected("not a regular file");
   }
-  auto map = std::make_shared<Mapping>();
-  map->size = static_cast<size_t>(st.st_size);
-  if (map->size > 0) {
-    void* p = mmap(nullptr, map->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const auto size = static_cast<size_t>(st.st_size);
+  const std::byte* data = nullptr;
+  if (size > 0) {
+    void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
+      const int error = errno;
       ::close(fd);
-      map->size = 0;
-      return fail(fmt::format("cannot map: {}", std::strerror(errno)));
+      return std::unexpected(fmt::format("cannot map: {}", std::strerror(error)));
     }
-    map->data = static_cast<const std::byte*>(p);
+    data = static_cast<const std::byte*>(p);
   }
   ::close(fd);
+  return std::pair{data, size};
+}
+
+void read_metadata(Cursor& c, uint64_t num_kv, std::map<std::string, Value>& metadata) {
+  for (uint64_t i = 0; i < num_kv; ++i) {
+    const size_t at = c.pos();
+    auto key = c.read_string("metadata key");
+    const auto raw_type = c.read<uint32_t>("metadata value type");
+    if (raw_type > static_cast<uint32_t>(ValueType::F64))
+      throw ParseFailure{at, fmt::format("key '{}': unknown metadata value type {}", excerpt(key), raw_type)};
+    auto value = read_value(c, static_cast<ValueType>(raw_type), 0);
+    if (!metadata.emplace(key, std::move(value)).second)
+      throw ParseFailure{at, fmt::format("duplicate metadata key '{}'", excerpt(key))};
+  }
+}
+
+// One tensor info: name, dimensions, type and offset, each checked.
+TensorInfo read_tensor_info(Cursor& c, size_t alignment) {
+  const size_t at = c.pos();
+  TensorInfo t;
+  t.name = c.read_string("tensor name");
+  const auto n_dims = c.read<uint32_t>("tensor dimension count");
+  if (n_dims == 0 || n_dims > kMaxDims)
+    throw ParseFailure{
+        at, fmt::format("tensor '{}': {} dimensions (1 to {} supported)", excerpt(t.name), n_dims, kMaxDims)};
+  int64_t count = 1;
+  for (uint32_t d = 0; d < n_dims; ++d) {
+    const auto dim = c.read<uint64_t>("tensor dimension");
+    if (dim == 0 || dim > (uint64_t{1} << 40) || static_cast<uint64_t>(count) > (uint64_t{1} << 48) / dim)
+      throw ParseFailure{
+          at, fmt::format("tensor '{}': dimension {} = {} is out of range", excerpt(t.name), d, dim)};
+    t.dims.push_back(static_cast<int64_t>(dim));
+    count *= static_cast<int64_t>(dim);
+  }
+  const auto type_id = c.read<uint32_t>("tensor type");
+  const auto traits = kernels::ggml_type_traits(type_id);
+  if (!traits)
+    throw ParseFailure{
+        at, fmt::format("tensor '{}': unknown or unsupported tensor type {}", excerpt(t.name), type_id)};
+  t.type = static_cast<kernels::GgmlType>(type_id);
+  if (t.dims[0] % traits->block_size != 0)
+    throw ParseFailure{at, fmt::format("tensor '{}': row length {} is not a multiple of the {} block size {}",
+                                       excerpt(t.name), t.dims[0], traits->name, traits->block_size)};
+  t.offset = c.read<uint64_t>("tensor offset");
+  if (t.offset % alignment != 0)
+    throw ParseFailure{
+        at, fmt::format("tensor '{}': offset {} is not aligned to {}", excerpt(t.name), t.offset, alignment)};
+  return t;
+}
+
+// Points each tensor at its bytes in the data section, which starts at `data_start`.
+void bind_tensor_data(std::vector<TensorInfo>& tensors, const std::byte* data, size_t size,
+                      size_t data_start) {
+  for (auto& t : tensors) {
+    const auto traits = kernels::traits(t.type);
+    const uint64_t bytes = static_cast<uint64_t>(t.num_elements() / traits.block_size) * traits.block_bytes;
+    if (data_start > size || t.offset > size - data_start || bytes > size - data_start - t.offset)
+      throw ParseFailure{data_start + t.offset,
+                         fmt::format("truncated file: tensor '{}' ({} bytes at data offset {}) "
+                                     "extends past the end of the file ({} bytes)",
+                                     excerpt(t.name), bytes, t.offset, size)};
+    t.data = {data + data_start + t.offset, static_cast<size_t>(bytes)};
+  }
+}
+
+}  // namespace
+
+std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
+  auto mapped = map_file(path);
+  if (!mapped) return std::unexpected(Error{fmt::format("{}: {}", path, mapped.error())});
+  auto map = std::make_shared<Mapping>();
+  std::tie(map->data, map->size) = *mapped;
 
   GgufFile file;
   file.path_ = path;
@@ -258,18 +331,7 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
       throw ParseFailure{16, fmt::format("metadata count {} does not fit", num_kv)};
     if (num_tensors > c.remaining() / 24)
       throw ParseFailure{8, fmt::format("tensor count {} does not fit", num_tensors)};
-
-    for (uint64_t i = 0; i < num_kv; ++i) {
-      const size_t at = c.pos();
-      auto key = c.read_string("metadata key");
-      const auto raw_type = c.read<uint32_t>("metadata value type");
-      if (raw_type > static_cast<uint32_t>(ValueType::F64))
-        throw ParseFailure{at,
-                           fmt::format("key '{}': unknown metadata value type {}", excerpt(key), raw_type)};
-      auto value = read_value(c, static_cast<ValueType>(raw_type), 0);
-      if (!file.metadata_.emplace(key, std::move(value)).second)
-        throw ParseFailure{at, fmt::format("duplicate metadata key '{}'", excerpt(key))};
-    }
+    read_metadata(c, num_kv, file.metadata_);
 
     if (const auto* a = file.find("general.alignment")) {
       const auto align = a->as_int();
@@ -277,57 +339,17 @@ std::expected<GgufFile, Error> GgufFile::open(const std::string& path) {
         throw ParseFailure{c.pos(), "key 'general.alignment': must be a power of two"};
       file.alignment_ = static_cast<size_t>(*align);
     }
-
     for (uint64_t i = 0; i < num_tensors; ++i) {
       const size_t at = c.pos();
-      TensorInfo t;
-      t.name = c.read_string("tensor name");
-      const auto n_dims = c.read<uint32_t>("tensor dimension count");
-      if (n_dims == 0 || n_dims > kMaxDims)
-        throw ParseFailure{at, fmt::format("tensor '{}': {} dimensions (1 to {} supported)", excerpt(t.name),
-                                           n_dims, kMaxDims)};
-      int64_t count = 1;
-      for (uint32_t d = 0; d < n_dims; ++d) {
-        const auto dim = c.read<uint64_t>("tensor dimension");
-        if (dim == 0 || dim > (uint64_t{1} << 40) || static_cast<uint64_t>(count) > (uint64_t{1} << 48) / dim)
-          throw ParseFailure{
-              at, fmt::format("tensor '{}': dimension {} = {} is out of range", excerpt(t.name), d, dim)};
-        t.dims.push_back(static_cast<int64_t>(dim));
-        count *= static_cast<int64_t>(dim);
-      }
-      const auto type_id = c.read<uint32_t>("tensor type");
-      const auto traits = kernels::ggml_type_traits(type_id);
-      if (!traits)
-        throw ParseFailure{
-            at, fmt::format("tensor '{}': unknown or unsupported tensor type {}", excerpt(t.name), type_id)};
-      t.type = static_cast<kernels::GgmlType>(type_id);
-      if (t.dims[0] % traits->block_size != 0)
-        throw ParseFailure{at,
-                           fmt::format("tensor '{}': row length {} is not a multiple of the {} block size {}",
-                                       excerpt(t.name), t.dims[0], traits->name, traits->block_size)};
-      t.offset = c.read<uint64_t>("tensor offset");
-      if (t.offset % file.alignment_ != 0)
-        throw ParseFailure{at, fmt::format("tensor '{}': offset {} is not aligned to {}", excerpt(t.name),
-                                           t.offset, file.alignment_)};
+      TensorInfo t = read_tensor_info(c, file.alignment_);
       if (!file.tensor_index_.emplace(t.name, file.tensors_.size()).second)
         throw ParseFailure{at, fmt::format("duplicate tensor name '{}'", excerpt(t.name))};
       file.tensors_.push_back(std::move(t));
     }
-
     const size_t data_start = (c.pos() + file.alignment_ - 1) / file.alignment_ * file.alignment_;
-    for (auto& t : file.tensors_) {
-      const auto traits = kernels::traits(t.type);
-      const uint64_t bytes = static_cast<uint64_t>(t.num_elements() / traits.block_size) * traits.block_bytes;
-      if (data_start > map->size || t.offset > map->size - data_start ||
-          bytes > map->size - data_start - t.offset)
-        throw ParseFailure{data_start + t.offset,
-                           fmt::format("truncated file: tensor '{}' ({} bytes at data offset {}) "
-                                       "extends past the end of the file ({} bytes)",
-                                       excerpt(t.name), bytes, t.offset, map->size)};
-      t.data = {map->data + data_start + t.offset, static_cast<size_t>(bytes)};
-    }
+    bind_tensor_data(file.tensors_, map->data, map->size, data_start);
   } catch (const ParseFailure& f) {
-    return fail(fmt::format("at offset {}: {}", f.offset, f.what));
+    return std::unexpected(Error{fmt::format("{}: at offset {}: {}", path, f.offset, f.what)});
   }
   return file;
 }

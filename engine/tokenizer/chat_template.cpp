@@ -8,20 +8,12 @@
 #include <array>
 #include <utility>
 
+#include "base/strings.h"
 #include "engine/gguf/gguf_file.h"
 
 namespace engine {
 
 namespace {
-
-constexpr std::string_view kWhitespace = " \t\n\r\f\v";
-
-// Jinja's trim / Python's str.strip() (ASCII whitespace).
-std::string trim(std::string_view s) {
-  const size_t begin = s.find_first_not_of(kWhitespace);
-  if (begin == std::string_view::npos) return {};
-  return std::string(s.substr(begin, s.find_last_not_of(kWhitespace) - begin + 1));
-}
 
 std::string_view lstrip_newlines(std::string_view s) {
   while (!s.empty() && s.front() == '\n') s.remove_prefix(1);
@@ -265,8 +257,8 @@ std::string ChatTemplate::apply_llama3(std::span<const ChatMessage> messages,
   std::string out;
   for (size_t i = 0; i < messages.size(); ++i) {
     if (i == 0) out += bos_;
-    out += "<|start_header_id|>" + messages[i].role + "<|end_header_id|>\n\n" + trim(messages[i].content) +
-           "<|eot_id|>";
+    out += "<|start_header_id|>" + messages[i].role + "<|end_header_id|>\n\n" +
+           std::string(base::trim(messages[i].content)) + "<|eot_id|>";
   }
   if (options.add_generation_prompt) out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
   return out;
@@ -280,9 +272,9 @@ std::string ChatTemplate::apply_llama2(std::span<const ChatMessage> messages) co
     std::string content = turns[i].content;
     if (i == 0 && has_system) content = "<<SYS>>\n" + messages[0].content + "\n<</SYS>>\n\n" + content;
     if (turns[i].role == "assistant") {
-      out.append(" ").append(trim(content)).append(" ").append(eos_);
+      out.append(" ").append(base::trim(content)).append(" ").append(eos_);
     } else {
-      out += bos_ + "[INST] " + trim(content) + " [/INST]";
+      out += bos_ + "[INST] " + std::string(base::trim(content)) + " [/INST]";
     }
   }
   return out;
@@ -294,7 +286,7 @@ std::string ChatTemplate::apply_mistral(std::span<const ChatMessage> messages) c
   std::string out = bos_;
   for (size_t i = 0; i < turns.size(); ++i) {
     if (turns[i].role == "assistant") {
-      out.append(" ").append(trim(turns[i].content)).append(eos_);
+      out.append(" ").append(base::trim(turns[i].content)).append(eos_);
     } else if (i + 1 == turns.size() && has_system) {
       out += "[INST] " + messages[0].content + "\n\n" + turns[i].content + "[/INST]";
     } else {
@@ -329,7 +321,7 @@ std::string ChatTemplate::apply_gemma(std::span<const ChatMessage> messages,
     const std::string role = turns[i].role == "assistant" ? "model" : turns[i].role;
     out += "<start_of_turn>" + role + "\n";
     if (i == 0 && has_system) out += messages[0].content + "\n\n";
-    out += trim(turns[i].content) + "<end_of_turn>\n";
+    out += std::string(base::trim(turns[i].content)) + "<end_of_turn>\n";
   }
   if (options.add_generation_prompt) out += "<start_of_turn>model\n";
   return out;

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <initializer_list>
 
+#include "base/strings.h"
 #include "engine/gguf/gguf_file.h"
 
 namespace engine {
@@ -200,8 +201,7 @@ void Vocab::mark_special_tokens(const gguf::GgufFile& file) {
                    [&](TokenId a, TokenId b) { return texts_[a].size() > texts_[b].size(); });
 
   // Phi-3's special tokens swallow the whitespace after them (llama.cpp keys this on the name).
-  std::string name = file.get_string("general.name").value_or("");
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string name = base::to_lower(file.get_string("general.name").value_or(""));
   if (name.find("phi-3") != std::string::npos || name.find("phi3") != std::string::npos) {
     for (TokenId t : special_tokens_) attrs_[t] |= kAttrRstrip;
     for (const char* text : {"</s>"})

@@ -9,18 +9,13 @@
 #include <optional>
 #include <sstream>
 
+#include "base/strings.h"
 #include "engine/model/model.h"
 #include "engine/model/sequence_runner.h"
 
 namespace engine {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // Parses a non-negative decimal integer that fills `s` exactly.
 std::optional<int32_t> parse_int(std::string_view s) {
@@ -47,11 +42,11 @@ std::string unescape_newlines(std::string_view s) {
 std::optional<std::string> parse_logits(std::string_view rest, EvalCase& c) {
   const size_t bar = rest.rfind('|');
   if (bar == std::string_view::npos) return "expected 'logits ID ID ... |N'";
-  const auto n = parse_int(trim(rest.substr(bar + 1)));
-  if (!n) return fmt::format("bad greedy count '{}' after '|'", trim(rest.substr(bar + 1)));
+  const auto n = parse_int(base::trim(rest.substr(bar + 1)));
+  if (!n) return fmt::format("bad greedy count '{}' after '|'", base::trim(rest.substr(bar + 1)));
   c.num_greedy = *n;
   std::string_view ids = rest.substr(0, bar);
-  while (!(ids = trim(ids)).empty()) {
+  while (!(ids = base::trim(ids)).empty()) {
     const size_t sp = std::min(ids.find(' '), ids.size());
     const auto id = parse_int(ids.substr(0, sp));
     if (!id) return fmt::format("bad token id '{}'", ids.substr(0, sp));
@@ -114,7 +109,7 @@ std::expected<std::vector<EvalCase>, Error> parse_eval_cases(const std::string& 
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty() || line.front() == '#') continue;
+    if (base::trim(line).empty() || line.front() == '#') continue;
     const std::string_view view(line);
     const size_t sp = std::min(view.find(' '), view.size());
     const std::string_view kind = view.substr(0, sp);

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
+#include "games/fen_placement.h"
+
 namespace games::chess {
 
 namespace {
@@ -25,19 +28,6 @@ std::unexpected<GameError> field_error(int field, const std::string& problem) {
 
 const char* color_name(Color c) {
   return c == White ? "white" : "black";
-}
-
-std::vector<std::string_view> split(std::string_view text, char sep, bool skip_empty) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    const bool at_sep = i == text.size() || text[i] == sep ||
-                        (skip_empty && (text[i] == '\t' || text[i] == '\r' || text[i] == '\n'));
-    if (!at_sep) continue;
-    if (!skip_empty || i > start) parts.push_back(text.substr(start, i - start));
-    start = i + 1;
-  }
-  return parts;
 }
 
 // Text for a message: the input quoted, shortened and with control bytes escaped.
@@ -61,34 +51,36 @@ std::optional<int> parse_count(std::string_view text, int max) {
   return value <= max ? std::optional<int>(value) : std::nullopt;
 }
 
+bool is_piece_letter(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) &&
+         kPieceLetters.find(char(std::toupper(static_cast<unsigned char>(c)))) != std::string_view::npos;
+}
+
+// Field 1 in chess words (see games/fen_placement.h).
+std::unexpected<GameError> placement_error(const PlacementError& e) {
+  switch (e.kind) {
+    case PlacementError::Kind::RankCount:
+      return field_error(
+          1, fmt::format("expected 8 ranks separated by '/', got {} in {}", e.count, quoted(e.text)));
+    case PlacementError::Kind::RankWidth:
+      return field_error(1,
+                         fmt::format("rank {} ({}) describes {} squares, expected 8", e.rank, quoted(e.text),
+                                     e.count > 8 ? "more than 8" : std::to_string(e.count)));
+    case PlacementError::Kind::BadCharacter:
+    case PlacementError::Kind::AdjacentCounts:
+      break;
+  }
+  return field_error(1, fmt::format("unexpected character {} in rank {} (expected one of PNBRQK pnbrqk 1-8)",
+                                    quoted(e.text), e.rank));
+}
+
 std::expected<void, GameError> parse_placement(std::string_view field, Position& pos) {
-  const auto ranks = split(field, '/', false);
-  if (ranks.size() != 8)
-    return field_error(
-        1, fmt::format("expected 8 ranks separated by '/', got {} in {}", ranks.size(), quoted(field)));
-  for (int i = 0; i < 8; ++i) {
-    const int rank = 7 - i;
-    int file = 0;
-    for (char c : ranks[i]) {
-      if (c >= '1' && c <= '8') {
-        file += c - '0';
-      } else if (const auto at = kPieceLetters.find(char(std::toupper(static_cast<unsigned char>(c))));
-                 at != std::string_view::npos && std::isalpha(static_cast<unsigned char>(c))) {
-        if (file < 8)
-          pos.put_piece(
-              make_piece(std::isupper(static_cast<unsigned char>(c)) ? White : Black, PieceType(at)),
-              make_square(file, rank));
-        ++file;
-      } else {
-        return field_error(
-            1, fmt::format("unexpected character {} in rank {} (expected one of PNBRQK pnbrqk 1-8)",
-                           quoted(std::string_view(&c, 1)), rank + 1));
-      }
-      if (file > 8) break;
-    }
-    if (file != 8)
-      return field_error(1, fmt::format("rank {} ({}) describes {} squares, expected 8", rank + 1,
-                                        quoted(ranks[i]), file > 8 ? "more than 8" : std::to_string(file)));
+  const auto letters = read_placement(field, BoardSize{8, 8, true}, is_piece_letter);
+  if (!letters) return placement_error(letters.error());
+  for (const PlacedLetter& l : *letters) {
+    const auto type = PieceType(kPieceLetters.find(char(std::toupper(static_cast<unsigned char>(l.letter)))));
+    const Color color = std::isupper(static_cast<unsigned char>(l.letter)) ? White : Black;
+    pos.put_piece(make_piece(color, type), make_square(l.file, l.rank));
   }
   for (Color c : {White, Black}) {
     if (const int kings = popcount(pos.pieces(c, King)); kings != 1)
@@ -154,7 +146,7 @@ char piece_char(Piece p) {
 }
 
 std::expected<Position, GameError> parse_fen(std::string_view fen) {
-  const auto fields = split(fen, ' ', true);
+  const auto fields = base::split_words(fen);
   if (fields.empty()) return std::unexpected(GameError{"FEN is empty"});
   if (fields.size() < 4 || fields.size() > 6)
     return std::unexpected(GameError{fmt::format(

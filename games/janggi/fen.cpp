@@ -6,6 +6,9 @@
 #include <charconv>
 #include <vector>
 
+#include "base/strings.h"
+#include "games/fen_placement.h"
+
 namespace games::janggi {
 namespace {
 
@@ -23,18 +26,6 @@ std::string quoted(std::string_view text) {
   return out + (text.size() > 24 ? "...'" : "'");
 }
 
-std::vector<std::string_view> split(std::string_view text, char separator, bool skip_empty) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(separator, start);
-    if (end == std::string_view::npos) end = text.size();
-    if (!skip_empty || end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
-
 std::optional<int> parse_count(std::string_view text, int max) {
   int value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -49,39 +40,36 @@ std::string_view side_name(Color c) {
 // Most pieces of each type one side can have (janggi has no promotion).
 constexpr int kMaxCount[kNumPieceTypes] = {0, 1, 2, 2, 2, 2, 2, 5};
 
-std::expected<void, GameError> parse_board(std::string_view board, Position& pos) {
-  const std::vector<std::string_view> ranks = split(board, '/', false);
-  if (ranks.size() != kNumRanks)
-    return fen_error(fmt::format("the board needs 10 ranks separated by '/', found {}", ranks.size()));
-  for (int i = 0; i < kNumRanks; ++i) {
-    const int rank = kNumRanks - 1 - i;
-    int file = 0;
-    bool after_count = false;
-    for (char c : ranks[i]) {
-      const bool count = c >= '1' && c <= '9';
-      if (count && after_count)
-        // "5C111" could mean 1+1+1 or eleven; Fairy-Stockfish reads digit runs as one number.
-        return fen_error(fmt::format(
-            "rank {} ({}) has two counts in a row; write each run of empty points as one digit 1-9", rank + 1,
-            quoted(ranks[i])));
-      after_count = count;
-      if (count) {
-        file += c - '0';
-      } else if (const auto piece = piece_from_char(c)) {
-        if (file < kNumFiles) pos.put_piece(*piece, make_square(file, rank));
-        ++file;
-      } else {
-        return fen_error(
-            fmt::format("rank {} has {} where a piece letter (KABNRCP, or kabnrcp for Han) or a "
-                        "count 1-9 belongs",
-                        rank + 1, quoted(std::string_view(&c, 1))));
-      }
-      if (file > kNumFiles) break;
-    }
-    if (file != kNumFiles)
+bool is_piece_letter(char c) {
+  return piece_from_char(c).has_value();
+}
+
+// The board field in janggi words (see games/fen_placement.h).
+std::unexpected<GameError> placement_error(const PlacementError& e) {
+  switch (e.kind) {
+    case PlacementError::Kind::RankCount:
+      return fen_error(fmt::format("the board needs 10 ranks separated by '/', found {}", e.count));
+    case PlacementError::Kind::AdjacentCounts:
+      // "5C111" could mean 1+1+1 or eleven; Fairy-Stockfish reads digit runs as one number.
       return fen_error(
-          fmt::format("rank {} ({}) covers {} files, expected 9", rank + 1, quoted(ranks[i]), file));
+          fmt::format("rank {} ({}) has two counts in a row; write each run of empty points as one digit 1-9",
+                      e.rank, quoted(e.text)));
+    case PlacementError::Kind::BadCharacter:
+      return fen_error(
+          fmt::format("rank {} has {} where a piece letter (KABNRCP, or kabnrcp for Han) or a "
+                      "count 1-9 belongs",
+                      e.rank, quoted(e.text)));
+    case PlacementError::Kind::RankWidth:
+      break;
   }
+  return fen_error(fmt::format("rank {} ({}) covers {} files, expected 9", e.rank, quoted(e.text), e.count));
+}
+
+std::expected<void, GameError> parse_board(std::string_view board, Position& pos) {
+  const auto letters = read_placement(board, BoardSize{kNumFiles, kNumRanks, false}, is_piece_letter);
+  if (!letters) return placement_error(letters.error());
+  for (const PlacedLetter& l : *letters)
+    pos.put_piece(*piece_from_char(l.letter), make_square(l.file, l.rank));
   return {};
 }
 
@@ -110,7 +98,7 @@ std::expected<void, GameError> check_placement(const Position& pos) {
 }  // namespace
 
 std::expected<Position, GameError> parse_fen(std::string_view fen) {
-  const std::vector<std::string_view> fields = split(fen, ' ', true);
+  const std::vector<std::string_view> fields = base::split_words(fen);
   if (fields.empty()) return fen_error("it is empty");
   if (fields.size() < 2) return fen_error("the side to move is missing (expected e.g. '<board> w - - 0 1')");
   if (fields.size() > 6) return fen_error(fmt::format("it has {} fields, at most 6", fields.size()));

@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "base/strings.h"
 #include "games/janggi/movegen.h"
 
 namespace games::janggi {
@@ -121,13 +122,6 @@ std::optional<ReadMove> read_numeric(std::string_view text) {
   return m;
 }
 
-std::string_view trim(std::string_view text) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!text.empty() && space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
 bool is_pass_word(std::string_view text) {
   if (text == "한수쉼" || text == "0000") return true;
   if (text.size() != 4) return false;
@@ -195,7 +189,7 @@ std::expected<Move, GameError> parse_move_text(const Position& pos, const Rules&
   MoveList legal;
   generate_legal(scratch, rules, legal);
   if (legal.size == 0) return error("no move can be played: the game is over");
-  const std::string_view trimmed = trim(text);
+  const std::string_view trimmed = base::trim(text);
   const Color us = pos.side_to_move();
   const Square king = pos.king_square(us);
   std::optional<ReadMove> read;

@@ -15,8 +15,8 @@ namespace {
 agents::LlmAgentConfig on_model(const std::string& model) {
   agents::LlmAgentConfig c;
   c.model = model;
-  c.temperature = 1.0f;
-  c.seed = 7;
+  c.sampling.temperature = 1.0f;
+  c.sampling.seed = 7;
   return c;
 }
 
@@ -171,7 +171,7 @@ TEST_CASE("LLM agent: scripted reason and constrained answers are checked agains
   CHECK(r.move == (*game)->legal_moves().front());
   CHECK(r.reasoning == "the horse is strong. ");
   REQUIRE(backend->requests.size() == 2);
-  CHECK(backend->requests[0].stop == std::vector<std::string>{"Move:"});
+  CHECK(backend->requests[0].sampling.stop == std::vector<std::string>{"Move:"});
   CHECK(backend->requests[0].choices.empty());
   CHECK(backend->requests[1].assistant_prefix == "the horse is strong. Move:");
   CHECK(backend->requests[1].choices.size() == (*game)->legal_moves().size());
@@ -305,7 +305,7 @@ TEST_CASE("LLM agent: cancelling a move on the engine cancels its request", "[ag
   auto t = TestModel::open("qwen", path.string(), "chatml");
   auto c = on_model("qwen");
   c.mode = agents::OutputMode::Free;
-  c.max_tokens = 1500;
+  c.sampling.max_tokens = 1500;
   c.max_retries = 0;
   auto agent = agents::make_llm_agent(agent_config("long", c), t.env());
   REQUIRE(agent);

@@ -134,8 +134,8 @@ TEST_CASE("Conversation mode: the next prompt continues the last prompt + answer
     c.model = "qwen";
     c.history = agents::HistoryMode::Conversation;
     c.chat = chat;
-    c.temperature = 1.0f;
-    c.seed = 3;
+    c.sampling.temperature = 1.0f;
+    c.sampling.seed = 3;
     auto recording =
         std::make_shared<RecordingBackend>(std::make_shared<agents::backend::EngineBackend>(t.binding));
     auto agent = agents::make_llm_agent(agent_config("talker", c), recording);
@@ -208,8 +208,8 @@ TEST_CASE("Conversation mode: 40 plies on a 2048-token model, restarting when th
     agents::LlmAgentConfig c;
     c.model = "qwen";
     c.history = history;
-    c.temperature = 1.0f;
-    c.seed = 11;
+    c.sampling.temperature = 1.0f;
+    c.sampling.seed = 11;
     const auto env = t.env();
     auto white = agents::make_llm_agent(agent_config("w", c), env);
     auto black = agents::make_llm_agent(agent_config("b", c), env);

@@ -125,8 +125,8 @@ TEST_CASE("a full config is read into the typed structs", "[arena]") {
   CHECK(plain.system_prompt == "You are a careful chess player.\n");
   CHECK(plain.move_template == "Moves so far: {moves}. Your move:");
   CHECK_THAT(plain.prompt_source, Catch::Contains("prompts/system.txt"));
-  CHECK(plain.temperature == Approx(0.7f));
-  CHECK(plain.seed == 11u);
+  CHECK(plain.sampling.temperature == Approx(0.7f));
+  CHECK(plain.sampling.seed == 11u);
   CHECK(c.agents[0].variants == std::vector<std::string>{"chess", "janggi"});
   const auto& thinker = std::get<agents::LlmAgentConfig>(c.agents[1].params);
   CHECK(thinker.model == "tiny");  // the first model by default
@@ -328,7 +328,7 @@ TEST_CASE("the hash and the diff see the fields that change results, not output 
   CHECK(diff_configs(*a, b, /*results_only=*/false).size() == 3);
 
   b.tournament.seed = 43;
-  std::get<agents::LlmAgentConfig>(b.agents[0].params).temperature = 0.5f;
+  std::get<agents::LlmAgentConfig>(b.agents[0].params).sampling.temperature = 0.5f;
   b.agents.pop_back();
   b.tournament.agents.pop_back();
   CHECK(config_hash(*a) != config_hash(b));

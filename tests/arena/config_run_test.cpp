@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "arena/cli/process_env.h"
 #include "arena/config/loader.h"
 #include "arena/config/resolved.h"
 #include "arena/models/run_setup.h"
@@ -51,7 +52,7 @@ TEST_CASE("configs/test_tiny.yaml plays every game through the arena run path", 
   const std::string testdata = arena::test::testdata_dir()->string();
   options.get_env = [testdata](const std::string& name) -> std::optional<std::string> {
     if (name == "ARENA_TESTDATA") return testdata;
-    return models::process_env(name);
+    return arena::cli::process_env(name);
   };
   options.overrides.output_dir = out.string();
   auto config = config::load_config(*source / "configs" / "test_tiny.yaml", options);
@@ -59,7 +60,7 @@ TEST_CASE("configs/test_tiny.yaml plays every game through the arena run path", 
   REQUIRE(config);
   REQUIRE(models::models_in_use(*config).size() == 1);
 
-  auto setup = models::prepare_run(*config);
+  auto setup = models::prepare_run(*config, options.get_env);
   INFO((setup ? std::string() : setup.error()));
   REQUIRE(setup);
   REQUIRE((*setup)->participants.size() == 3);

@@ -159,24 +159,25 @@ TEST_CASE("the default model's constrained agent plays only legal moves in chess
 
 TEST_CASE("the default model is found beside the config, else in the checkout arena was built from",
           "[arena]") {
-  ::unsetenv("ARENA_DEFAULT_MODEL");
+  const agents::EnvReader no_env = [](const std::string&) { return std::optional<std::string>(); };
   const fs::path dir = fs::temp_directory_path() / ("arena_default_model_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "configs/eval");
   fs::create_directories(dir / "models");
   std::ofstream(dir / arena::models::kDefaultModelFile) << "GGUF";
   // A config in the folder's configs/ or one below it: the models/ folder above it.
-  CHECK(arena::models::default_model_path(dir / "configs/eval/x.yaml") ==
+  CHECK(arena::models::default_model_path(dir / "configs/eval/x.yaml", no_env) ==
         (dir / arena::models::kDefaultModelFile).string());
-  CHECK(arena::models::default_model_path(dir / "configs/x.yaml") ==
+  CHECK(arena::models::default_model_path(dir / "configs/x.yaml", no_env) ==
         (dir / arena::models::kDefaultModelFile).string());
   // A config elsewhere: the checkout's own file (this test's build belongs to the checkout).
   const auto source = arena::test::source_dir();
   REQUIRE(source);
-  CHECK(fs::equivalent(arena::models::default_model_path("/nonexistent/config.yaml"),
+  CHECK(fs::equivalent(arena::models::default_model_path("/nonexistent/config.yaml", no_env),
                        *source / arena::models::kDefaultModelFile));
-  ::setenv("ARENA_DEFAULT_MODEL", "/some/model.gguf", 1);
-  CHECK(arena::models::default_model_path(dir / "configs/x.yaml") == "/some/model.gguf");
-  ::unsetenv("ARENA_DEFAULT_MODEL");
+  const agents::EnvReader env = [](const std::string& name) {
+    return name == "ARENA_DEFAULT_MODEL" ? std::optional<std::string>("/some/model.gguf") : std::nullopt;
+  };
+  CHECK(arena::models::default_model_path(dir / "configs/x.yaml", env) == "/some/model.gguf");
   fs::remove_all(dir);
 }

@@ -31,8 +31,8 @@ TEST_CASE("an LLM agent through the engine: metrics.csv, metrics events, token c
   env.get_env = [](const std::string&) { return std::nullopt; };
   agents::LlmAgentConfig llm;
   llm.model = "tiny";
-  llm.seed = 3;
-  llm.temperature = 1.0f;
+  llm.sampling.seed = 3;
+  llm.sampling.temperature = 1.0f;
   std::vector<Participant> players;
   for (agents::AgentConfig c : {agents::AgentConfig{"llm", {}, llm},
                                 agents::AgentConfig{"random", {}, agents::RandomAgentConfig{4}}}) {

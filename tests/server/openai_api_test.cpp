@@ -181,7 +181,7 @@ TEST_CASE("OpenAI API: errors in OpenAI's shape, naming the field", "[server]") 
     return e["error"]["param"].is_null() ? std::string() : e["error"]["param"].get<std::string>();
   };
   CHECK(param_of("/v1/completions", {{"prompt", "hi"}, {"temperature", "hot"}}) == "temperature");
-  CHECK(param_of("/v1/completions", {{"prompt", "hi"}, {"temperature", 5}}) == "temperature");
+  CHECK(param_of("/v1/completions", {{"prompt", "hi"}, {"temperature", -1}}) == "temperature");
   CHECK(param_of("/v1/completions", {{"prompt", "hi"}, {"max_tokens", 0}}) == "max_tokens");
   CHECK(param_of("/v1/completions", {{"prompt", 7}}) == "prompt");
   CHECK(param_of("/v1/completions", {{"max_tokens", 3}}) == "prompt");

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
+
+#include "base/strings.h"
 
 namespace engine::synth {
 
@@ -46,12 +47,6 @@ const std::array<ModelShape, 6>& shapes() {
   return kShapes;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 const char* to_string(Arch arch) {
@@ -68,7 +63,7 @@ const char* to_string(Arch arch) {
 
 std::optional<Arch> parse_arch(std::string_view name) {
   for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3})
-    if (lower(name) == to_string(a)) return a;
+    if (base::to_lower(name) == to_string(a)) return a;
   return std::nullopt;
 }
 
@@ -78,7 +73,7 @@ std::span<const ModelShape> named_shapes() {
 
 const ModelShape* find_shape(std::string_view name) {
   for (const auto& s : shapes())
-    if (s.name == lower(name)) return &s;
+    if (s.name == base::to_lower(name)) return &s;
   return nullptr;
 }
 

@@ -1,7 +1,8 @@
 #include "engine/tools/synth/synth_dtype.h"
 
-#include <cctype>
 #include <string>
+
+#include "base/strings.h"
 
 namespace engine::synth {
 
@@ -22,8 +23,7 @@ const char* to_string(SynthDtype dtype) {
 }
 
 std::optional<SynthDtype> parse_dtype(std::string_view name) {
-  std::string lower(name);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = base::to_lower(name);
   for (auto d : {SynthDtype::F32, SynthDtype::F16, SynthDtype::BF16, SynthDtype::Q8_0, SynthDtype::Q4_K})
     if (lower == to_string(d)) return d;
   return std::nullopt;

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <regex>
 
+#include "base/strings.h"
+
 namespace engine::synth {
 
 namespace {
