@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
     return usage_error(*failed, e.what());
   }
   if (!action) return usage_error(app, "no subcommand given");
+  // ARENA_NO_REPACK=1 keeps every weight matrix in its file layout (to compare the kernels).
+  if (const char* no_repack = std::getenv("ARENA_NO_REPACK");
+      no_repack != nullptr && std::strcmp(no_repack, "1") == 0)
+    engine::set_weight_repack(false);
   // A SIMD override the kernels cannot honour is refused, not silently widened or narrowed.
   if (const char* simd = std::getenv("ARENA_SIMD"); simd != nullptr && *simd != '\0')
     if (const std::string error = engine::build_features().simd_error; !error.empty()) {

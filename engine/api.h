@@ -155,4 +155,9 @@ struct BuildFeatures {
 // Detects the features once per call (cheap: CPUID and, with CUDA, the driver's device list).
 BuildFeatures build_features();
 
+// Turns the CPU matmul's repacked weight layout off (or on again) for the whole process, before
+// models load: every matrix then keeps its file layout, for comparing the two layouts' kernels
+// (arena's main sets it from ARENA_NO_REPACK=1). On by default.
+void set_weight_repack(bool enabled);
+
 }  // namespace engine

@@ -2,6 +2,7 @@
 // the API never include kernel headers.
 #include "engine/api.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/cuda/device.h"
 
 namespace engine {
@@ -18,6 +19,10 @@ BuildFeatures build_features() {
         AcceleratorInfo{d.index, d.name, d.compute_major, d.compute_minor, d.total_memory_bytes});
 #endif
   return features;
+}
+
+void set_weight_repack(bool enabled) {
+  kernels::set_repack_layout(enabled);
 }
 
 }  // namespace engine

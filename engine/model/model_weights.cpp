@@ -134,13 +134,8 @@ void repack_all(ModelWeights& w, const std::vector<kernels::MatrixView*>& matric
 
 }  // namespace
 
-bool repack_enabled() {
-  const char* v = std::getenv("ARENA_NO_REPACK");
-  return v == nullptr || std::strcmp(v, "1") != 0;
-}
-
 uint64_t weight_copy_bytes(const gguf::GgufFile& file) {
-  if (!repack_enabled() || file.find_tensor("output.weight")) return 0;
+  if (file.find_tensor("output.weight")) return 0;
   const gguf::TensorInfo* t = file.find_tensor("token_embd.weight");
   if (!t || t->dims.size() != 2 || !kernels::is_supported_weight_type(t->type) ||
       t->dims[0] % kernels::traits(t->type).block_size != 0)
@@ -181,15 +176,13 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
     L.ffn_down = b.matrix(p + "ffn_down.weight", embd, s.ffn_dim);
   }
   if (b.error()) return std::unexpected(*b.error());
-  if (repack_enabled()) {
-    std::vector<kernels::MatrixView*> matrices;
-    for (LayerWeights& L : w.layers)
-      for (kernels::MatrixView* m :
-           {&L.attn_q, &L.attn_k, &L.attn_v, &L.attn_output, &L.ffn_gate, &L.ffn_up, &L.ffn_down})
-        matrices.push_back(m);
-    matrices.push_back(&w.output);  // a tied output gets its own copy; token_embd stays for lookups
-    repack_all(w, matrices);
-  }
+  std::vector<kernels::MatrixView*> matrices;
+  for (LayerWeights& L : w.layers)
+    for (kernels::MatrixView* m :
+         {&L.attn_q, &L.attn_k, &L.attn_v, &L.attn_output, &L.ffn_gate, &L.ffn_up, &L.ffn_down})
+      matrices.push_back(m);
+  matrices.push_back(&w.output);  // a tied output gets its own copy; token_embd stays for lookups
+  repack_all(w, matrices);
   return w;
 }
 

@@ -48,10 +48,6 @@ struct ModelWeights {
   std::vector<std::shared_ptr<std::byte[]>> repacked;  // what repacked views point into
 };
 
-// Whether bind_weights repacks (true unless the environment sets ARENA_NO_REPACK=1, which keeps
-// every matrix in its file layout: for comparing the two).
-bool repack_enabled();
-
 // Bytes bind_weights allocates beyond the file's tensors: the repacked copy of a tied output
 // (token_embd keeps its file layout for the lookups); 0 when nothing is tied or repacked. The
 // other repacked matrices replace their file pages, which are then never read again.

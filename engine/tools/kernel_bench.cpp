@@ -95,9 +95,7 @@ TypeFigures measure_type(GgmlType type, const KernelBenchOptions& f, kernels::Th
   // In the layout the engine's model loading gives it (repacked where this CPU's matmul has a
   // faster layout, unless ARENA_NO_REPACK=1), so the figures are what a forward pass runs.
   kernels::MatrixView layout = kernels::matrix_view(one.data(), type, f.rows, f.cols);
-  const char* no_repack = std::getenv("ARENA_NO_REPACK");
-  if (const size_t bytes = kernels::repacked_bytes(layout);
-      bytes > 0 && (no_repack == nullptr || std::strcmp(no_repack, "1") != 0)) {
+  if (const size_t bytes = kernels::repacked_bytes(layout); bytes > 0) {
     std::vector<std::byte> packed(bytes);
     layout = kernels::repack_for_matmul(layout, packed.data());
     one = std::move(packed);  // the vector's buffer moves with it: layout still points into it

@@ -26,6 +26,10 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
 // best used as it is (the scalar level, other types).
 size_t repacked_bytes(const MatrixView& w);
 
+// Turns the repacked layout off (or on again) for the whole process: repacked_bytes() then says
+// 0 for every matrix, so weights keep their file layout. On by default.
+void set_repack_layout(bool enabled);
+
 // Writes that copy of w into dst (repacked_bytes(w) bytes, which must be > 0) and returns its
 // view. matmul's results on it equal those on w up to float rounding (and are batch-invariant
 // on either); other ops (embedding, the reference loops) need the original.

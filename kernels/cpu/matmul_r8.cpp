@@ -3,6 +3,7 @@
 // that decide whether a weight is worth repacking on this CPU.
 #include "kernels/cpu/matmul_r8.h"
 
+#include <atomic>
 #include <cassert>
 #include <cstring>
 
@@ -162,8 +163,16 @@ R8MatmulFn r8_matmul_for(GgmlType type, SimdLevel level) {
   return avx2_r8_matmul(type);
 }
 
+namespace {
+std::atomic<bool> repack_layout{true};
+}  // namespace
+
+void set_repack_layout(bool enabled) {
+  repack_layout = enabled;
+}
+
 size_t repacked_bytes(const MatrixView& w) {
-  if (w.interleave != 0 || !has_r8_layout(w.type)) return 0;
+  if (!repack_layout || w.interleave != 0 || !has_r8_layout(w.type)) return 0;
   const SimdLevel level = vec_dot_level();
   const bool kernel =
       is_r8k(w.type) ? r8k_matmul_for(w.type, level) != nullptr : r8_matmul_for(w.type, level) != nullptr;

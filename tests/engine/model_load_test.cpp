@@ -14,6 +14,7 @@
 #include "engine/model/model_config.h"
 #include "engine/model/sequence_runner.h"
 #include "engine/model/transformer.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "tests/common/testdata.h"
 #include "tests/engine/model_test_files.h"
 
@@ -184,9 +185,9 @@ TEST_CASE("A repacked tied model computes what its file layout computes", "[engi
   REQUIRE(file->find_tensor("output.weight") == nullptr);
   const std::vector<int32_t> tokens = {5, 77, 300, 5, 1021, 9, 42, 640};
   auto logits = [&](bool repack) {
-    if (!repack) ::setenv("ARENA_NO_REPACK", "1", 1);
+    if (!repack) kernels::set_repack_layout(false);
     auto model = engine::Transformer::from_gguf(*file, 1);
-    ::unsetenv("ARENA_NO_REPACK");
+    kernels::set_repack_layout(true);
     REQUIRE(model.has_value());
     engine::SequenceRunner runner(**model, static_cast<int32_t>(tokens.size()));
     auto out = runner.eval(tokens, true);

@@ -96,9 +96,9 @@ TEST_CASE("The plan counts the repacked copy of a tied output", "[engine]") {
   }
 
   // Without repacking there is no copy.
-  ::setenv("ARENA_NO_REPACK", "1", 1);
+  kernels::set_repack_layout(false);
   auto plain = plan_capacity(*file, {});
-  ::unsetenv("ARENA_NO_REPACK");
+  kernels::set_repack_layout(true);
   REQUIRE(plain.has_value());
   CHECK(plain->weight_copy_bytes == 0);
   CHECK(plain->weight_bytes == in_file);
