@@ -6,6 +6,7 @@
 // their contracts: kernels/tensor.h; the CPU kernels behind each op: kernels/cpu/cpu_ops.h.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,7 +28,10 @@ class DeviceBuffer {
   size_t size() const { return size_; }
   Device device() const { return device_; }
   // The first `count` floats (count ≤ size()), as the ops take them.
-  std::span<float> first(size_t count) const { return {data_.get(), count}; }
+  std::span<float> first(size_t count) const {
+    assert(count <= size_);
+    return {data_.get(), count};
+  }
 
  private:
   std::shared_ptr<float[]> data_;

@@ -61,7 +61,6 @@ Transformer::Activations Transformer::activations(int64_t n, int64_t m) {
   const ModelShape& s = config_.shape;
   const int64_t embd = s.embedding_dim, ffn = s.ffn_dim;
   const int64_t q_dim = int64_t{s.num_heads} * s.head_dim, kv_dim = int64_t{s.num_kv_heads} * s.head_dim;
-  scratch_.resize(10);
   auto buf = [&](size_t i, int64_t count) { return reserve(scratch_[i], count); };
   return Activations{
       .x = buf(0, n * embd),      // [n, embd] residual stream

@@ -4,6 +4,7 @@
 // projection. The forward pass calls only the backend's ops, never a device's own code.
 #pragma once
 
+#include <array>
 #include <expected>
 #include <memory>
 #include <span>
@@ -73,7 +74,7 @@ class Transformer final : public LanguageModel {
 
   // Scratch buffers on the backend's device, reused across calls (sized for the largest batch
   // seen), in the order of Activations; logits_ stages the logits where the device is not the host.
-  std::vector<kernels::DeviceBuffer> scratch_;
+  std::array<kernels::DeviceBuffer, 10> scratch_;
   kernels::DeviceBuffer logits_;
   std::vector<int32_t> slots_;                    // [n] KV slot of each row
   std::vector<kernels::AttentionSeq> attn_seqs_;  // [sequences] views of the batch's block tables
