@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <climits>
+#include <limits>
 #include <sstream>
 
 #include "arena/config/sections.h"
@@ -35,6 +37,19 @@ void read_prompt(FieldReader& f, LoadContext& ctx, const std::string& key, std::
   } else if (inline_given) {
     source += fmt::format("{}{}: {}:{}", source.empty() ? "" : "; ", key, ctx.diag.file(), f.mark(key).line);
   }
+}
+
+// The sampling parameters: read as numbers here, range-checked by the engine's one check
+// (engine::validate), whose message is reported at the offending key.
+void read_sampling(FieldReader& f, LoadContext& ctx, engine::SamplingParams& s) {
+  constexpr double kFloat = std::numeric_limits<float>::max();
+  f.read("temperature", s.temperature, -kFloat, kFloat);
+  f.read("top_k", s.top_k, INT32_MIN, INT32_MAX);
+  f.read("top_p", s.top_p, -kFloat, kFloat);
+  f.read("min_p", s.min_p, -kFloat, kFloat);
+  f.read("seed", s.seed);
+  f.read("max_tokens", s.max_tokens, INT32_MIN, INT32_MAX);
+  if (const auto bad = engine::validate(s)) ctx.diag.error(f.mark(bad->field), bad->message);
 }
 
 void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ctx,
@@ -87,13 +102,7 @@ void read_llm(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
   f.read_enum("mode", c.mode, agents::kOutputModeNames);
   f.read_enum("history", c.history, agents::kHistoryModeNames);
   f.read("chat", c.chat);
-  engine::SamplingParams& s = c.sampling;
-  f.read("temperature", s.temperature, 0.0, 100.0);
-  f.read("top_k", s.top_k, 0, 1 << 20);
-  f.read("top_p", s.top_p, 1e-6, 1.0);
-  f.read("min_p", s.min_p, 0.0, 1.0);
-  f.read("seed", s.seed);
-  f.read("max_tokens", s.max_tokens, 1, 1 << 16);
+  read_sampling(f, ctx, c.sampling);
   f.read("max_retries", c.max_retries, 0, 100);
   f.read_enum("on_failure", c.on_failure, agents::kOnFailureNames);
   f.read("reasoning_tokens", c.reasoning_tokens, 1, 1 << 16);
