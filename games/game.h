@@ -133,6 +133,9 @@ class Game {
   virtual std::string render_text() const = 0;
   // The board view: squares and pieces, side to move, last move, check, outcome, legal moves.
   virtual BoardView board_view() const = 0;
+  // The square of the side to move's king (general) when it is in check, else nullopt: an
+  // attack query, without generating moves (board_view's check_square).
+  virtual std::optional<std::string> check_square() const = 0;
 
   // Leaf nodes of the legal-move tree `depth` plies deep from the current position.
   virtual uint64_t perft(int depth) const = 0;

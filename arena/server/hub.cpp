@@ -60,8 +60,13 @@ void Hub::on_event(const tournament::Event& event) {
 
 Hub::MoveView Hub::replay(Board& board, const std::string& variant, const tournament::Event& event,
                           const tournament::MoveEvent& move) {
-  // The hub replays the move on its own board to know whether it gives check; a move it cannot
-  // replay (a resumed game, a substitute it does not know) re-seats the board from the event's FEN.
+  // The hub keeps its own board of each game in flight (for the board JSON's ply, last move and
+  // outcome): the event's move is played on it, or, for a move it cannot play (a resumed game),
+  // the board is re-seated from the event's FEN. Whether the move gives check is an attack query
+  // on that board; the move's notation comes with the event.
+  MoveView view{event.seq, event.time, std::nullopt, {}};
+  // An event without the move's notation (it is optional in the log) gets it from the board.
+  if (board.game && move.human.empty()) view.human = board.game->to_human(move.uci).value_or("");
   if (board.game && !move.uci.empty() && board.game->apply(move.uci).has_value()) {
     if (!move.fen.empty() && board.game->fen() != move.fen) board.game.reset();
   } else {
@@ -71,12 +76,7 @@ Hub::MoveView Hub::replay(Board& board, const std::string& variant, const tourna
     auto game = games::make_game(variant.empty() ? "chess" : variant, move.fen);
     if (game) board.game = std::move(*game);
   }
-  MoveView view{event.seq, event.time, std::nullopt, {}};
-  if (board.game) {
-    const games::BoardView b = board.game->board_view();
-    view.check_square = b.check_square;
-    if (move.human.empty() && b.last_move_human) view.human = *b.last_move_human;
-  }
+  if (board.game) view.check_square = board.game->check_square();
   return view;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -95,13 +96,20 @@ std::string move_comment(const MoveEvent& m) {
   return comment_text(c);
 }
 
-// The moves in SAN (chess) or Fairy-Stockfish SAN (janggi), replayed from `start`; an error for a
-// move that is not legal there.
+// The moves in SAN (chess) or Fairy-Stockfish SAN (janggi). A chess move event carries its SAN
+// (the runner wrote it from the position's legal moves); the game is replayed from `start` only
+// for janggi (whose events carry Korean notation) or a record whose events lack it, and a move
+// that is not legal there is an error.
 std::expected<std::vector<std::string>, std::string> san_moves(const GameStart& g, const games::Game& start,
                                                                const std::vector<MoveEvent>& played) {
-  std::vector<std::string> uci;
-  for (const auto& m : played) uci.push_back(m.uci);
-  if (g.variant.starts_with("janggi")) {
+  const bool janggi = g.variant.starts_with("janggi");
+  std::vector<std::string> uci, human;
+  for (const auto& m : played) {
+    uci.push_back(m.uci);
+    human.push_back(m.human);
+  }
+  if (!janggi && std::ranges::none_of(human, &std::string::empty)) return human;
+  if (janggi) {
     auto san = janggi_san_moves(g.variant, start.fen(), uci);
     if (!san) return std::unexpected(fmt::format("game {}: {}", g.game, san.error()));
     return std::move(*san);

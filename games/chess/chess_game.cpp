@@ -157,12 +157,17 @@ class ChessGame final : public Game {
       view.last_move = to_uci(moves_.back());
       view.last_move_human = last_move_san();
     }
-    if (pos_.in_check()) view.check_square = square_name(pos_.king_square(pos_.side_to_move()));
+    view.check_square = check_square();
     view.outcome = outcome();
     if (const Outcome claim = claimable_draw(); claim.finished()) view.claimable_draw = claim.reason;
     view.legal_moves = legal_moves();
     view.legal_moves_human = legal_moves_human();
     return view;
+  }
+
+  std::optional<std::string> check_square() const override {
+    if (!pos_.in_check()) return std::nullopt;
+    return square_name(pos_.king_square(pos_.side_to_move()));
   }
 
   uint64_t perft(int depth) const override { return chess::perft(pos_, depth); }

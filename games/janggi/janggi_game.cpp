@@ -105,6 +105,10 @@ class JanggiGame final : public Game {
 
   std::string render_text() const override;
   BoardView board_view() const override;
+  std::optional<std::string> check_square() const override {
+    if (!pos_.state().in_check) return std::nullopt;
+    return square_name(pos_.king_square(pos_.side_to_move()));
+  }
 
   uint64_t perft(int depth) const override {
     Position scratch = pos_;
@@ -210,7 +214,7 @@ BoardView JanggiGame::board_view() const {
     view.last_move = move_name(pos_.state().move);
     view.last_move_human = last_move_numeric();
   }
-  if (pos_.state().in_check) view.check_square = square_name(pos_.king_square(pos_.side_to_move()));
+  view.check_square = check_square();
   view.outcome = outcome();
   view.legal_moves = legal_moves();
   view.legal_moves_human = legal_moves_human();

@@ -59,6 +59,14 @@ TEST_CASE("a chess game as PGN", "[arena]") {
         "\n"
         "1. f3 {0.50s} 1... e5 {1.25s [%clk 0:00:58.7]} 2. g4 {0.10s} 2... Qh4# {2.00s\n"
         "random_move for beta (timeout)} {checkmate} 0-1\n\n");
+
+  // The runner's events carry each move's SAN, which the writer takes as is: the same text as
+  // the replay above gives (which also proves each move legal).
+  const std::vector<std::string> san = {"f3", "e5", "g4", "Qh4#"};
+  for (size_t i = 0; i < g.moves.size(); ++i) g.moves[i].human = san[i];
+  CHECK(game_to_pgn(g, ctx) == pgn);
+  g.moves[3].human = "Qh5";  // the event's own SAN is what is written
+  CHECK(game_to_pgn(g, ctx)->find("2... Qh5 ") != std::string::npos);
 }
 
 TEST_CASE("a game from a FEN with black to move", "[arena]") {

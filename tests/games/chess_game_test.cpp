@@ -79,6 +79,7 @@ TEST_CASE("board_view describes the board for the viewer", "[games]") {
   CHECK(view.last_move == "d8h4");
   CHECK(view.last_move_human == "Qh4#");
   CHECK(view.check_square == "e1");
+  CHECK(game->check_square() == "e1");  // the attack query alone, as the hub asks it
   CHECK(view.outcome.result == games::Outcome::Result::SecondWins);
   CHECK(view.outcome.reason == "checkmate");
   CHECK(view.legal_moves.empty());
@@ -88,6 +89,7 @@ TEST_CASE("board_view describes the board for the viewer", "[games]") {
   const games::BoardView first = start->board_view();
   CHECK_FALSE(first.last_move.has_value());
   CHECK_FALSE(first.check_square.has_value());
+  CHECK_FALSE(start->check_square().has_value());
   CHECK(first.outcome.result == games::Outcome::Result::Ongoing);
   CHECK_FALSE(first.claimable_draw.has_value());
   REQUIRE(first.legal_moves.size() == 20);

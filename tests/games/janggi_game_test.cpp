@@ -71,6 +71,8 @@ TEST_CASE("janggi board_view describes the board view", "[games][janggi]") {
 
   auto checked = game_from("4k4/9/9/9/9/3r5/9/9/9/3K5 w - - 0 1");
   CHECK(checked->board_view().check_square == "d1");
+  CHECK(checked->check_square() == "d1");
+  CHECK_FALSE(game_from("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1")->check_square().has_value());
 }
 
 TEST_CASE("janggi names its sides, writes moves in numeric notation and keeps its history",
