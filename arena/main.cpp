@@ -75,10 +75,11 @@ int main(int argc, char** argv) {
   if (const char* no_repack = std::getenv("ARENA_NO_REPACK");
       no_repack != nullptr && std::strcmp(no_repack, "1") == 0)
     engine::set_weight_repack(false);
-  // A SIMD override the kernels cannot honour is refused, not silently widened or narrowed.
+  // ARENA_SIMD=avx2 (or scalar) runs the CPU kernels at a lower level; a level the kernels cannot
+  // honour is refused, not silently widened or narrowed.
   if (const char* simd = std::getenv("ARENA_SIMD"); simd != nullptr && *simd != '\0')
-    if (const std::string error = engine::build_features().simd_error; !error.empty()) {
-      fmt::print(stderr, "arena: error: {}\n", error);
+    if (const auto error = engine::set_simd_level(simd)) {
+      fmt::print(stderr, "arena: error: ARENA_SIMD={}\n", *error);
       return arena::cli::kUsageExitCode;
     }
 

@@ -146,8 +146,7 @@ struct AcceleratorInfo {
 // What this build and this machine give the engine's kernels.
 struct BuildFeatures {
   std::string simd;            // the SIMD level the CPU kernels use here: "scalar", "avx2", "avx512"
-  std::string simd_cpu;        // the widest level this CPU runs (simd is lower under ARENA_SIMD)
-  std::string simd_error;      // why ARENA_SIMD is not honoured, or "" (see kernels/cpu/cpu_features.h)
+  std::string simd_cpu;        // the widest level this CPU runs (simd is lower after set_simd_level)
   bool cuda_compiled = false;  // whether the CUDA kernels were compiled in
   std::vector<AcceleratorInfo> cuda_devices;  // the devices found (empty without CUDA or a driver)
 };
@@ -159,5 +158,10 @@ BuildFeatures build_features();
 // models load: every matrix then keeps its file layout, for comparing the two layouts' kernels
 // (arena's main sets it from ARENA_NO_REPACK=1). On by default.
 void set_weight_repack(bool enabled);
+
+// Makes the CPU kernels of the whole process use a lower SIMD level ("scalar", "avx2", "avx512")
+// than the CPU's, before any model loads (arena's main sets it from ARENA_SIMD); an error, and no
+// change, for an unknown name or a level this CPU cannot run.
+std::optional<std::string> set_simd_level(std::string_view level);
 
 }  // namespace engine

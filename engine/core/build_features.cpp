@@ -11,7 +11,6 @@ BuildFeatures build_features() {
   BuildFeatures features;
   features.simd = kernels::to_string(kernels::simd_level());
   features.simd_cpu = kernels::to_string(kernels::detect_simd_level());
-  features.simd_error = kernels::simd_override_error();
 #ifdef ARENA_WITH_CUDA
   features.cuda_compiled = true;
   for (const auto& d : kernels::cuda::list_devices())
@@ -23,6 +22,10 @@ BuildFeatures build_features() {
 
 void set_weight_repack(bool enabled) {
   kernels::set_repack_layout(enabled);
+}
+
+std::optional<std::string> set_simd_level(std::string_view level) {
+  return kernels::set_simd_level(level);
 }
 
 }  // namespace engine

@@ -1,31 +1,14 @@
-// CPU feature detection through the compiler's cpuid builtins, and the ARENA_SIMD override.
+// CPU feature detection through the compiler's cpuid builtins, and the process's chosen level.
 #include "kernels/cpu/cpu_features.h"
 
-#include <cstdlib>
+#include <atomic>
 
 namespace kernels {
 
 namespace {
 
-struct Choice {
-  SimdLevel level;
-  std::string error;
-};
-
-const Choice& choice() {
-  static const Choice c = [] {
-    const SimdLevel cpu = detect_simd_level();
-    const char* env = std::getenv("ARENA_SIMD");
-    if (env == nullptr || *env == '\0') return Choice{cpu, ""};
-    const auto wanted = parse_simd_level(env);
-    if (!wanted)
-      return Choice{cpu, std::string("ARENA_SIMD=") + env + " is not a SIMD level (scalar, avx2, avx512)"};
-    if (*wanted > cpu)
-      return Choice{cpu, std::string("ARENA_SIMD=") + env + ": this CPU runs at most " + to_string(cpu)};
-    return Choice{*wanted, ""};
-  }();
-  return c;
-}
+// The level set by set_simd_level, or -1 for the CPU's.
+std::atomic<int> chosen_level{-1};
 
 }  // namespace
 
@@ -44,11 +27,17 @@ SimdLevel detect_simd_level() {
 }
 
 SimdLevel simd_level() {
-  return choice().level;
+  const int chosen = chosen_level.load(std::memory_order_relaxed);
+  return chosen < 0 ? detect_simd_level() : static_cast<SimdLevel>(chosen);
 }
 
-std::string simd_override_error() {
-  return choice().error;
+std::optional<std::string> set_simd_level(std::string_view name) {
+  const auto wanted = parse_simd_level(name);
+  if (!wanted) return std::string(name) + " is not a SIMD level (scalar, avx2, avx512)";
+  if (*wanted > detect_simd_level())
+    return std::string(name) + ": this CPU runs at most " + to_string(detect_simd_level());
+  chosen_level.store(static_cast<int>(*wanted), std::memory_order_relaxed);
+  return std::nullopt;
 }
 
 const char* to_string(SimdLevel level) {

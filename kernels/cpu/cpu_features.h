@@ -1,5 +1,6 @@
 // CPU feature detection: which SIMD paths the CPU kernels may use on this machine, and the one
-// they use in this process (the CPU's, or a lower one chosen with ARENA_SIMD).
+// they use in this process (the CPU's, or a lower one the caller chose: arena's main reads it from
+// ARENA_SIMD; the kernels never read the environment).
 #pragma once
 
 #include <optional>
@@ -14,13 +15,15 @@ enum class SimdLevel { Scalar, Avx2, Avx512 };
 // The widest SIMD level this CPU (and OS) supports, detected once.
 SimdLevel detect_simd_level();
 
-// The level every kernel dispatch of this process uses: ARENA_SIMD (scalar, avx2, avx512) when
-// it is set to a level this CPU can run, else the CPU's. Read once.
+// The level every kernel dispatch of this process uses: the one set_simd_level chose, else the
+// CPU's.
 SimdLevel simd_level();
 
-// Why ARENA_SIMD is not honoured (unknown name, or above this CPU's level), or "" when it is
-// honoured or unset. simd_level() then falls back to the CPU's level.
-std::string simd_override_error();
+// Makes every kernel dispatch of this process use the level named ("scalar", "avx2", "avx512"),
+// which must be one this CPU runs. Call it before any kernel runs: the matmul dispatch is chosen
+// once, at its first use. An unknown name or a level above the CPU's is refused (the message
+// says why) and changes nothing.
+std::optional<std::string> set_simd_level(std::string_view name);
 
 // "scalar", "avx2" or "avx512".
 const char* to_string(SimdLevel level);

@@ -5,15 +5,17 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "kernels/cpu/cpu_features.h"
 
 int main(int argc, char** argv) {
-  if (const std::string error = kernels::simd_override_error(); !error.empty()) {
-    std::printf("skipped: %s\n", error.c_str());
-    return 77;
-  }
+  if (const char* level = std::getenv("ARENA_SIMD"); level != nullptr && *level != '\0')
+    if (const auto error = kernels::set_simd_level(level)) {
+      std::printf("skipped: ARENA_SIMD=%s\n", error->c_str());
+      return 77;
+    }
   std::printf("SIMD level: %s (this CPU: %s)\n", kernels::to_string(kernels::simd_level()),
               kernels::to_string(kernels::detect_simd_level()));
   return Catch::Session().run(argc, argv);
