@@ -3,6 +3,7 @@
 #include "agents/backend/openai_backend.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <deque>
@@ -244,6 +245,8 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
     if (op->attempt < config_.max_retries) {
       const auto delay = config_.backoff * (int64_t{1} << std::min(op->attempt, 20));
       ++op->attempt;
+      spdlog::warn("{}; retrying in {} ms (retry {} of {})", message, delay.count(), op->attempt,
+                   config_.max_retries);
       client_->post_after(delay, [weak = weak_from_this(), op] {
         if (auto self = weak.lock()) self->start(op);
       });

@@ -2,6 +2,7 @@
 // make an engine misbehave on purpose. Its first argument picks the behaviour on `go`:
 //   answer MOVE     info + "bestmove MOVE"        garbage TEXT   prints TEXT instead of a bestmove
 //   silent          never answers go              exit CODE      exits with CODE
+//   flood           info lines without end         stop / kill    SIGSTOP / SIGKILL to itself
 // and an optional second argument N makes it answer only the first N `isready` (then never).
 #pragma once
 
@@ -29,6 +30,9 @@ while IFS= read -r line; do
         garbage) echo "$arg" ;;
         exit) exit "$arg" ;;
         silent) ;;
+        flood) while :; do echo "info depth 1 score cp 0 nodes 1 string flooding the pipe"; done ;;
+        stop) kill -STOP $$ ;;
+        kill) kill -KILL $$ ;;
       esac ;;
     quit) exit 0 ;;
   esac
