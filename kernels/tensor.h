@@ -21,7 +21,9 @@ enum class Device : uint8_t {
 };
 
 // "cpu", "cuda".
-const char* to_string(Device device);
+constexpr const char* to_string(Device device) {
+  return device == Device::Cuda ? "cuda" : "cpu";
+}
 
 // A 2-D matrix in ggml layout: `rows` rows of `cols` elements of `type`, row r starting at
 // data + r * row_stride bytes (row_stride = row_bytes(type, cols) for a packed tensor). A view

@@ -11,16 +11,6 @@
 
 namespace kernels {
 
-const char* to_string(Device device) {
-  switch (device) {
-    case Device::Cpu:
-      return "cpu";
-    case Device::Cuda:
-      return "cuda";
-  }
-  return "?";
-}
-
 std::string CpuBackend::describe() const {
   return fmt::format("cpu: {} threads, {}", pool_.num_threads(), to_string(simd_level()));
 }
