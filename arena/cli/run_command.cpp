@@ -263,10 +263,12 @@ void add_run_command(CLI::App& root, Action& action) {
   cmd->add_option("--allowed-host", f.allowed_hosts,
                   "A host name the board server also answers to (repeatable; adds to web.allowed_hosts)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd->add_option("--allowed-origin", f.allowed_origins,
                   "A browser origin whose pages may open /ws (repeatable; adds to web.allowed_origins)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd->add_option("--seed", f.seed, "Tournament seed (overrides tournament.seed)");
   cmd->add_option("--concurrency", f.concurrency, "Games in flight (overrides tournament.concurrency)");

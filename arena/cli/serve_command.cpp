@@ -126,11 +126,13 @@ void add_access_flags(CLI::App& cmd, ServeFlags& f) {
                  "forwards); others get 421")
       ->check(name_check(&config::check_allowed_host, "HOST"))
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd.add_option("--allowed-origin", f.allowed_origins,
                  "A browser origin whose pages may POST and open /ws (repeatable; e.g. https://x.org)")
       ->check(name_check(&config::check_allowed_origin, "ORIGIN"))
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd.add_option(
       "--api-key", f.api_key,
@@ -171,9 +173,11 @@ void add_serve_command(CLI::App& root, Action& action) {
   add_access_flags(*cmd, f);
   cmd->callback([flags, &action] {
     // The environment's key unless the command line gives one (it is then visible to `ps`).
-    if (flags->api_key.empty()) flags->api_key = process_env("ARENA_API_KEY").value_or("");
+    const bool from_env = flags->api_key.empty();
+    if (from_env) flags->api_key = process_env("ARENA_API_KEY").value_or("");
     if (!flags->api_key.empty() && !printable_key(flags->api_key))
-      throw CLI::ValidationError("--api-key", "the API key must be printable ASCII without spaces");
+      throw CLI::ValidationError(from_env ? "ARENA_API_KEY" : "--api-key",
+                                 "the API key must be printable ASCII without spaces");
     action = [flags] { return run_serve(*flags); };
   });
 }

@@ -4,6 +4,7 @@
 // ("x --flag; touch FILE", "$(touch FILE)") stays one argument / one path, and nothing it
 // names runs: the test engine records the argv it got, and the files the injection would touch
 // must not exist.
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,8 +123,9 @@ TEST_CASE("a ${VAR} holding shell syntax stays one path", "[arena][security]") {
   auto checked = arena::config::load_config_from_string(yaml, file.string(), options);
   REQUIRE_FALSE(checked.has_value());
   const std::string errors = arena::config::format_diagnostics(checked.error());
-  CHECK(errors.find("'" + (s.dir / hostile).string() + "' not found") != std::string::npos);  // the model
-  CHECK(errors.find("UCI engine '" + hostile + "' not found") != std::string::npos);
+  CHECK(errors.find(fmt::format("model file '{}' not found", (s.dir / hostile).string())) !=
+        std::string::npos);
+  CHECK(errors.find(fmt::format("UCI engine '{}' not found", hostile)) != std::string::npos);
   CHECK_FALSE(s.pwned());
 
   // Unchecked: the fields hold the variable's text as one path / one command name.
@@ -137,6 +139,6 @@ TEST_CASE("a ${VAR} holding shell syntax stays one path", "[arena][security]") {
   env.get_env = [](const std::string&) { return std::optional<std::string>("/usr/bin:/bin"); };
   auto agent = agents::make_agent(loaded->agents[1], env);
   REQUIRE_FALSE(agent.has_value());
-  CHECK(agent.error().message.find("'" + hostile + "' not found") != std::string::npos);
+  CHECK(agent.error().message.find(fmt::format("'{}' not found", hostile)) != std::string::npos);
   CHECK_FALSE(s.pwned());
 }
