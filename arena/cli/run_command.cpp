@@ -40,6 +40,7 @@ struct RunFlags {
   bool check = false;
   std::optional<std::string> output;
   std::optional<int32_t> web_port;
+  std::vector<std::string> allowed_hosts, allowed_origins;  // added to web.allowed_hosts / _origins
   std::optional<uint64_t> seed;
   std::optional<int32_t> concurrency;
   std::optional<int32_t> games;
@@ -145,6 +146,8 @@ std::optional<config::Config> load(const RunFlags& f) {
   options.default_model_path = models::default_model_path(f.config, process_env);
   options.overrides.output_dir = f.resume ? f.resume : f.output;
   options.overrides.web_port = f.web_port;
+  options.overrides.allowed_hosts = f.allowed_hosts;
+  options.overrides.allowed_origins = f.allowed_origins;
   options.overrides.seed = f.seed;
   options.overrides.concurrency = f.concurrency;
   options.overrides.games_per_pairing = f.games;
@@ -257,6 +260,16 @@ void add_run_command(CLI::App& root, Action& action) {
   cmd->add_flag("--check", f.check, "Only validate the config (every error at once) and exit");
   cmd->add_option("--output", f.output, "Results folder (overrides output.dir)");
   cmd->add_option("--web-port", f.web_port, "Board server port, 0 = none (overrides web.port)");
+  cmd->add_option("--allowed-host", f.allowed_hosts,
+                  "A host name the board server also answers to (repeatable; adds to web.allowed_hosts)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+  cmd->add_option("--allowed-origin", f.allowed_origins,
+                  "A browser origin whose pages may open /ws (repeatable; adds to web.allowed_origins)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   cmd->add_option("--seed", f.seed, "Tournament seed (overrides tournament.seed)");
   cmd->add_option("--concurrency", f.concurrency, "Games in flight (overrides tournament.concurrency)");
   cmd->add_option("--games", f.games, "Games per pairing, even (overrides tournament.games_per_pairing)");

@@ -2,10 +2,14 @@
 // OpenAI-compatible API (/v1/models, /v1/completions, /v1/chat/completions), with the serving
 // dashboard, /metrics and /health on the same port. Runs until SIGINT / SIGTERM. Parses flags
 // and calls the layers: engine::LoadedModel, arena::server::OpenAiApi, arena::server::BoardServer.
+// The Host / Origin rules and the API key (--allowed-host, --allowed-origin, --api-key or
+// ARENA_API_KEY) are described in docs/security.md; a non-loopback --host needs a key or
+// --allow-unauthenticated.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -13,8 +17,12 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "arena/cli/command.h"
+#include "arena/cli/process_env.h"
+#include "arena/config/web_names.h"
+#include "arena/server/access_policy.h"
 #include "arena/server/board_server.h"
 #include "arena/server/openai_api.h"
 #include "engine/api.h"
@@ -30,6 +38,9 @@ struct ServeFlags {
   int32_t max_num_seqs = 64, max_queue = 256, max_batched_tokens = 2048, max_tokens = 256;
   int32_t max_connections = 256;
   double kv_cache_mb = 0;
+  std::vector<std::string> allowed_hosts, allowed_origins;
+  std::string api_key;  // --api-key, else ARENA_API_KEY; never printed
+  bool allow_unauthenticated = false;
 };
 
 std::atomic<bool> g_stop{false};
@@ -44,6 +55,9 @@ int fail(const std::string& message) {
 }
 
 int run_serve(const ServeFlags& f) {
+  // Refused before the model loads: an open API beyond this machine is a choice to make explicitly.
+  if (auto refusal = server::exposure_refusal(f.host, !f.api_key.empty(), f.allow_unauthenticated))
+    return usage_error("serve", *refusal);
   auto model = engine::LoadedModel::open(f.model, engine::ModelOptions{f.threads, f.chat_template});
   if (!model) return fail(model.error().message);
   engine::EngineConfig config;
@@ -61,6 +75,7 @@ int run_serve(const ServeFlags& f) {
   const std::string name = f.name.empty() ? std::filesystem::path(f.model).stem().string() : f.name;
   server::ServerOptions options;
   options.limits.max_connections = f.max_connections;
+  options.api_key = f.api_key;
   options.api =
       std::make_shared<server::OpenAiApi>(server::OpenAiOptions{name, f.max_tokens, 1}, **model, **engine);
   const std::filesystem::path assets =
@@ -69,6 +84,8 @@ int run_serve(const ServeFlags& f) {
   config::WebConfig web;
   web.bind = f.host;
   web.port = f.port;
+  web.allowed_hosts = f.allowed_hosts;
+  web.allowed_origins = f.allowed_origins;
   auto board = server::BoardServer::start(web, assets, {{name, engine->get()}}, options);
   if (!board) return fail(board.error());
 
@@ -77,11 +94,51 @@ int run_serve(const ServeFlags& f) {
   fmt::print(stderr,
              "arena serve: model '{}' ({} KV blocks) at {}v1 (dashboard {}dashboard, metrics {}metrics)\n",
              name, (*engine)->num_kv_blocks(), (*board)->url(), (*board)->url(), (*board)->url());
+  if (!f.api_key.empty()) fmt::print(stderr, "arena serve: /v1 needs the API key (Authorization: Bearer)\n");
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   fmt::print(stderr, "arena serve: stopping\n");
   board->reset();   // no request reaches the engine any more
   engine->reset();  // cancels what is left
   return 0;
+}
+
+// Whether `key` can travel in an `Authorization: Bearer` header: printable ASCII, no spaces.
+bool printable_key(const std::string& key) {
+  return std::all_of(key.begin(), key.end(), [](char c) { return c > ' ' && c < 127; });
+}
+
+// A flag check by one of config/web_names.h's checks; the value is replaced by its normal form.
+CLI::Validator name_check(config::NameCheck (*check)(std::string_view), const char* what) {
+  return CLI::Validator(
+      [check](std::string& value) {
+        config::NameCheck checked = check(value);
+        if (checked.error) return *checked.error;
+        value = std::move(checked.normalised);
+        return std::string();
+      },
+      what);
+}
+
+// The flags of docs/security.md: Host names, origins, the API key.
+void add_access_flags(CLI::App& cmd, ServeFlags& f) {
+  cmd.add_option("--allowed-host", f.allowed_hosts,
+                 "A host name the server also answers to (repeatable; e.g. the name a reverse proxy "
+                 "forwards); others get 421")
+      ->check(name_check(&config::check_allowed_host, "HOST"))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+  cmd.add_option("--allowed-origin", f.allowed_origins,
+                 "A browser origin whose pages may POST and open /ws (repeatable; e.g. https://x.org)")
+      ->check(name_check(&config::check_allowed_origin, "ORIGIN"))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+  cmd.add_option(
+      "--api-key", f.api_key,
+      "Require `Authorization: Bearer KEY` on /v1 (default: $ARENA_API_KEY, which `ps` does not show)");
+  cmd.add_flag("--allow-unauthenticated", f.allow_unauthenticated,
+               "Allow --host beyond loopback without an API key");
 }
 
 }  // namespace
@@ -113,7 +170,16 @@ void add_serve_command(CLI::App& root, Action& action) {
   cmd->add_option("--max-connections", f.max_connections, "Open connections at most (503 beyond)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--assets", f.assets, "The board view's asset folder (default: beside the binary)");
-  cmd->callback([flags, &action] { action = [flags] { return run_serve(*flags); }; });
+  add_access_flags(*cmd, f);
+  cmd->callback([flags, &action] {
+    // The environment's key unless the command line gives one (it is then visible to `ps`).
+    const bool from_env = flags->api_key.empty();
+    if (from_env) flags->api_key = process_env("ARENA_API_KEY").value_or("");
+    if (!flags->api_key.empty() && !printable_key(flags->api_key))
+      throw CLI::ValidationError(from_env ? "ARENA_API_KEY" : "--api-key",
+                                 "the API key must be printable ASCII without spaces");
+    action = [flags] { return run_serve(*flags); };
+  });
 }
 
 }  // namespace arena::cli

@@ -115,6 +115,11 @@ struct OutputConfig {
 struct WebConfig {
   std::string bind = "127.0.0.1";
   int32_t port = 8080;  // 0 = no server
+  // Host names the server also answers to, beyond its bind address (and localhost on a loopback
+  // bind): the name a reverse proxy forwards. Lower-case (docs/security.md).
+  std::vector<std::string> allowed_hosts;
+  // Browser origins whose pages may open /ws and POST, beyond the server's own ("https://x.org").
+  std::vector<std::string> allowed_origins;
 };
 
 struct Config {

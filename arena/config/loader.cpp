@@ -97,12 +97,7 @@ void read_output_web(const YamlNode* output, const YamlNode* web, LoadContext& c
   if (out.has("dir")) config.output.dir = ctx.path(config.output.dir, marks.output_dir, /*resolve=*/false);
   out.finish();
 
-  FieldReader w(web, "web", ctx.diag);
-  w.read("bind", config.web.bind);
-  w.read("port", config.web.port, 0, 65535);
-  marks.web_bind = w.mark("bind");
-  marks.web_port = w.mark("port");
-  w.finish();
+  read_web(web, ctx, config, marks);
 }
 
 void apply_overrides(const Overrides& o, Diagnostics& diag, Config& config) {
@@ -113,6 +108,7 @@ void apply_overrides(const Overrides& o, Diagnostics& diag, Config& config) {
     else
       config.web.port = *o.web_port;
   }
+  apply_web_overrides(o, diag, config);
   if (o.seed) config.tournament.seed = *o.seed;
   if (o.concurrency) {
     if (*o.concurrency < 1)

@@ -22,6 +22,8 @@ namespace arena::config {
 struct Overrides {
   std::optional<std::string> output_dir;
   std::optional<int32_t> web_port;
+  std::vector<std::string> allowed_hosts;    // added to web.allowed_hosts
+  std::vector<std::string> allowed_origins;  // added to web.allowed_origins
   std::optional<uint64_t> seed;
   std::optional<int32_t> concurrency;
   std::optional<int32_t> games_per_pairing;

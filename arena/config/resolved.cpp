@@ -209,6 +209,8 @@ YamlNode to_yaml_tree(const Config& config) {
   output.add("dir", str(config.output.dir));
   Node web = Node::map();
   web.add("bind", str(config.web.bind)).add("port", num(config.web.port));
+  web.add("allowed_hosts", list(config.web.allowed_hosts))
+      .add("allowed_origins", list(config.web.allowed_origins));
   root.add("output", std::move(output)).add("web", std::move(web));
   return root;
 }

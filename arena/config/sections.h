@@ -52,6 +52,10 @@ struct Marks {
 void read_models(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 void read_agents(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
+// The `web:` section (web_section.cpp).
+void read_web(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
+// The command line's --allowed-host / --allowed-origin, added to the web section (web_section.cpp).
+void apply_web_overrides(const Overrides& overrides, Diagnostics& diag, Config& config);
 // Cross-reference checks and resolved defaults (participants, variants, models of LLM agents).
 void check_config(LoadContext& ctx, Config& config, const Marks& marks);
 

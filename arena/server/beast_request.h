@@ -23,6 +23,7 @@ HttpRequest to_http_request(BeastRequest& req) {
   request.path = request.target.substr(0, q);
   request.query = q == std::string::npos ? "" : request.target.substr(q + 1);
   request.body = std::move(req.body());
+  request.version = req.version();
   for (const auto& field : req) {
     std::string name(field.name_string());
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -101,6 +101,7 @@ struct BoardServer::Impl {
   std::vector<models::EngineSource> engines;
   std::unique_ptr<Hub> hub;
   std::unique_ptr<Router> router;
+  std::unique_ptr<AccessPolicy> access;
   ServerState state;
   tournament::MetricsSampler sampler;  // no metrics.csv: samples for the hub only
   std::string url;
@@ -159,6 +160,9 @@ std::expected<std::unique_ptr<BoardServer>, std::string> BoardServer::start(
         fmt::format("cannot listen on {}:{}: {} (choose another --web-port, or 0 for none)", web.bind,
                     web.port, ec.message()));
   s.port = acceptor.local_endpoint().port();
+  s.access = std::make_unique<AccessPolicy>(
+      AccessRules{web.bind, s.port, web.allowed_hosts, web.allowed_origins, s.options.api_key});
+  s.state.access = s.access.get();
   const std::string host = address.is_v6() ? "[" + web.bind + "]" : web.bind;
   s.url = fmt::format("http://{}:{}/", host, s.port);
   s.listener = std::make_shared<Listener>(s.ioc, std::move(acceptor), s.state);

@@ -6,6 +6,9 @@
 //
 // Limits fail fast: a connection cap (503 beyond it), request body / header / WebSocket message
 // size limits, header and idle timeouts, a slow WebSocket reader dropped once its queue is full.
+// Every request passes the AccessPolicy first (access_policy.h): its Host must name the server
+// (web.bind, web.allowed_hosts), a browser's WebSocket or POST must come from the server's own
+// origin (or web.allowed_origins), and /v1 needs options.api_key when one is set.
 // The BoardServer must outlive every call into observer().
 #pragma once
 
@@ -44,6 +47,8 @@ struct ServerOptions {
   std::shared_ptr<ApiHandler> api;                   // answers /v1 (arena serve), or null
   std::chrono::milliseconds metrics_interval{1000};  // the server's own engine samples (0 = none)
   double history_seconds = 3600;                     // metrics kept for the dashboard
+  // `Authorization: Bearer` key required on /v1 ("" = none; docs/security.md). Never logged.
+  std::string api_key;
 };
 
 class BoardServer {

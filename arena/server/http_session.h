@@ -1,7 +1,8 @@
 // The board server's HTTP session (Boost.Beast): reads requests under the size limits and
-// timeouts, answers static files, REST, /metrics and /v1 through the Router (streamed
-// AsyncResponses included), and upgrades /ws to a WebsocketSession. Included only by
-// board_server.cpp, the one translation unit of the server that compiles Beast.
+// timeouts, refuses what the AccessPolicy refuses (Host, Origin, API key), answers static files,
+// REST, /metrics and /v1 through the Router (streamed AsyncResponses included), and upgrades /ws
+// to a WebsocketSession. Included only by board_server.cpp, the one translation unit of the
+// server that compiles Beast.
 #pragma once
 
 #include <fmt/format.h>
@@ -67,14 +68,20 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     keep_alive_ = req.keep_alive();
     version_ = req.version();
     head_only_ = req.method() == http::verb::head;
-    if (websocket::is_upgrade(req)) {
+    const bool upgrade = websocket::is_upgrade(req);
+    const HttpRequest request = to_http_request(req);
+    // Host, Origin and the API key first (access_policy.h), for upgrades and routes alike.
+    if (auto refused = state_.access->refusal(request, upgrade)) {
+      keep_alive_ = false;
+      return send(std::move(*refused));
+    }
+    if (upgrade) {
       if (req.target() != "/ws") return send_error(404, "WebSocket connections go to /ws");
       stream_.expires_never();
       auto ws = std::make_shared<WebsocketSession>(stream_.release_socket(), state_, std::move(slot_));
       ws->run(std::move(req));
       return;
     }
-    const HttpRequest request = to_http_request(req);
     RouteResult result = state_.router->route(request);
     if (!result.async) return send(std::move(result.response));
     // No socket operation is pending while the response is produced: the session holds itself

@@ -22,6 +22,7 @@ struct HttpRequest {
   std::string query;   // after '?' ("" when none)
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  unsigned version = 11;                                     // HTTP/1.1 = 11, HTTP/1.0 = 10
 
   // The value of header `name` (lower-case), or "" when absent.
   std::string header(std::string_view name) const;

@@ -1,6 +1,7 @@
 // The board server's WebSocket session on /ws (Boost.Beast): reads client messages into the Hub,
 // keeps one write in flight and a bounded send queue (a client too slow for it is dropped); and
-// what every session shares (the hub, the router, the limits, the connection count). Included
+// what every session shares (the hub, the router, the access rules, the limits, the connection
+// count). Included
 // only by board_server.cpp, the one translation unit of the server that compiles Beast.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "arena/server/access_policy.h"
 #include "arena/server/board_server.h"
 #include "arena/server/hub.h"
 #include "arena/server/router.h"
@@ -27,10 +29,11 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-// What every session shares: the hub, the router, the limits and the connection count.
+// What every session shares: the hub, the router, the access rules, the limits and the connection count.
 struct ServerState {
   Hub* hub = nullptr;
   Router* router = nullptr;
+  const AccessPolicy* access = nullptr;
   ServerLimits limits;
   int32_t connections = 0;  // io thread only
 };

@@ -145,3 +145,16 @@ expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 7 --gen-tok
            MATCH "streams 3, kv f16 in blocks of 4\nrun 1: prompt 3x7 tokens .* decode 3x2 tokens .*\nrun 2: .*\\(3 streams, [0-9.]+ tok/s each\\)")
 expect_run(ARGS bench forward --model ${serve_model} --streams 0 CODE 2 MATCH "^arena bench forward: error: --streams")
 expect_run(ARGS bench forward --model ${serve_model} --kv-dtype q4 CODE 2 MATCH "^arena bench forward: error: --kv-dtype")
+
+# arena serve refuses an open API beyond loopback (docs/security.md) before loading the model,
+# and checks the names it is told to answer to.
+expect_run(ARGS serve --model ${serve_model} --host 0.0.0.0 CODE 2
+           MATCH "^arena serve: error: --host 0.0.0.0 serves the API to other machines, and no API key is set: give one with --api-key KEY")
+expect_run(ARGS serve --model ${serve_model} --allowed-host http://x.example CODE 2
+           MATCH "^arena serve: error: --allowed-host: 'http://x.example' cannot be an allowed host")
+expect_run(ARGS serve --model ${serve_model} --api-key "a b" CODE 2
+           MATCH "^arena serve: error: --api-key: the API key must be printable ASCII without spaces")
+set(ENV{ARENA_API_KEY} "key with spaces")  # the environment's key is read, and checked the same
+expect_run(ARGS serve --model ${serve_model} --host 0.0.0.0 CODE 2
+           MATCH "^arena serve: error: ARENA_API_KEY: the API key must be printable")
+unset(ENV{ARENA_API_KEY})

@@ -309,7 +309,7 @@ TEST_CASE("OpenAI API: a streaming client that goes away cancels its request", "
   const std::string body =
       json{{"prompt", kPrompt}, {"max_tokens", 2000}, {"ignore_eos", true}, {"stream", true}}.dump();
   const std::string request = fmt::format(
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+      "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
       "{}\r\n\r\n{}",
       body.size(), body);
   net::write(socket, net::buffer(request));

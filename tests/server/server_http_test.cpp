@@ -272,7 +272,7 @@ TEST_CASE("static files cannot escape the asset folder", "[server]") {
   for (const char* target : attacks) {
     INFO(target);
     const std::string reply = arena::test::raw_exchange(
-        port, fmt::format("GET {} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target));
+        port, fmt::format("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", target));
     CHECK(reply.find("TOPSECRET") == std::string::npos);
     CHECK(reply.find("root:") == std::string::npos);
     const bool refused = reply.starts_with("HTTP/1.1 400") || reply.starts_with("HTTP/1.1 403") ||
@@ -294,11 +294,11 @@ TEST_CASE("body and header limits, header and idle timeouts", "[server]") {
   const uint16_t port = server->port();
   CHECK(arena::test::http_post(port, "/api/games", std::string(5000, 'x')).status == 413);
   const std::string big_header =
-      "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
   CHECK(arena::test::raw_exchange(port, big_header).starts_with("HTTP/1.1 431"));
   // A request that never completes is cut off after the header timeout, not left open.
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string partial = arena::test::raw_exchange(port, "GET / HTTP/1.1\r\nHost: x\r\n");
+  const std::string partial = arena::test::raw_exchange(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n");
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(partial.empty());
   CHECK(waited < 3.0);
