@@ -387,6 +387,11 @@ TEST_CASE("uci agent configuration errors", "[agents][uci]") {
   CHECK(missing.error().message.find("not found") != std::string::npos);
   auto not_executable = agents::make_uci_agent(uci_config("/etc/hostname"), {});
   REQUIRE_FALSE(not_executable);
+  auto injected = uci_config(agents::test::fake_engine_path());  // refused before the engine starts
+  std::get<agents::UciAgentConfig>(injected.params).options["Hash"] = "16\nquit";
+  auto injection = agents::make_uci_agent(injected, {});
+  REQUIRE_FALSE(injection);
+  CHECK(injection.error().message.find("line break") != std::string::npos);
   if (!engine_installed(kStockfish)) return;
   auto config = uci_config(kStockfish);
   std::get<agents::UciAgentConfig>(config.params).options["No Such Option"] = "1";
