@@ -45,6 +45,24 @@ inline constexpr std::array<std::string_view, kNumPlaceholders> kPlaceholderName
 // so that it is the same text every move and the prefix cache serves it).
 bool is_per_game(Placeholder p);
 
+// "{game} {variant} ...": every placeholder name, for "known: ..." hints.
+std::string known_placeholders();
+
+// A problem of a template: where (offset of the '{' in the text; 1-based line and column within
+// the text) and what. `unknown`: the name is not a placeholder (else: a per-move one in a
+// system prompt).
+struct TemplateProblem {
+  size_t offset = 0;
+  int line = 1;
+  int column = 1;
+  std::string name;
+  bool unknown = true;
+  std::string message;  // "unknown placeholder {x}" or why it cannot be used here
+};
+
+// Every problem of `text` in order, empty when it parses; what PromptTemplate::parse refuses.
+std::vector<TemplateProblem> template_problems(std::string_view text, bool per_game_only = false);
+
 // One value per placeholder, indexed by Placeholder.
 using PromptValues = std::array<std::string, kNumPlaceholders>;
 

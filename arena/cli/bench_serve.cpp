@@ -160,6 +160,9 @@ std::expected<std::vector<std::string>, std::string> parse_modes(const std::stri
 // resident at once plus a block each; a usage error when --kv-memory holds no block.
 std::expected<size_t, std::string> kv_budget(const ServeFlags& f, const engine::LoadedModel& model) {
   const auto& w = f.workload;
+  // Before any KV is sized: a conversation longer than the model's context.
+  if (auto why = engine::serve_workload_context_error(w, model.shape().context_length))
+    return std::unexpected(*why);
   const size_t token_bytes = model.kv_bytes_per_token(mode_config("continuous", f, 0).cache);
   const size_t block_bytes = token_bytes * static_cast<size_t>(f.block_size);
   const size_t kv_bytes = token_bytes * static_cast<size_t>(engine::serve_workload_kv_tokens(w)) +

@@ -34,8 +34,11 @@ void read_prompt(FieldReader& f, LoadContext& ctx, const std::string& key, std::
     if (file.empty()) return;
     text = ctx.read_file(file, f.mark(file_key), key + " file");
     source += fmt::format("{}{}: {}", source.empty() ? "" : "; ", key, file);
+    check_prompt(ctx, key, text, nullptr, f.mark(file_key), file);
   } else if (inline_given) {
     source += fmt::format("{}{}: {}:{}", source.empty() ? "" : "; ", key, ctx.diag.file(), f.mark(key).line);
+    const YamlNode* value = f.get(key);
+    if (value && value->is_scalar()) check_prompt(ctx, key, text, value, f.mark(key), "");
   }
 }
 
@@ -208,7 +211,7 @@ const std::vector<std::vector<std::string>>& type_keys(const LoadOptions& option
     std::vector<std::vector<std::string>> out;
     for (const auto& type : kTypes) {
       Diagnostics scratch("");
-      LoadContext ctx{scratch, {}, options};
+      LoadContext ctx{scratch, {}, options, {}};
       FieldReader f(nullptr, "", scratch);
       AgentConfig a;
       AgentMarks m;

@@ -140,7 +140,7 @@ std::expected<Config, ConfigErrors> load_text(std::string_view text, const std::
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(source_path, ec);
   if (ec) absolute = source_path;
-  LoadContext ctx{diag, absolute.parent_path(), options};
+  LoadContext ctx{diag, absolute.parent_path(), options, text};
 
   Config config;
   config.source_path = absolute.lexically_normal().string();

@@ -19,6 +19,7 @@ struct LoadContext {
   Diagnostics& diag;
   std::filesystem::path base_dir;  // the config file's folder (absolute)
   const LoadOptions& options;
+  std::string_view text = {};  // the config file's text (to place errors inside a value)
 
   // `text` with ${VAR} and ${VAR:-default} expanded (errors at `mark`), resolved against
   // base_dir when relative and `resolve` is set, lexically normalized.
@@ -26,6 +27,11 @@ struct LoadContext {
   // The contents of the file at `path` (already resolved), or "" with an error at `mark`.
   std::string read_file(const std::string& path, SourceMark mark, std::string_view what);
 };
+
+// Reports each problem of prompt `key` ("system_prompt", "move_template"): at the placeholder
+// in the inline `value`, or at `file_mark` naming `file` when the text came from a file.
+void check_prompt(LoadContext& ctx, const std::string& key, const std::string& text, const YamlNode* value,
+                  SourceMark file_mark, const std::string& file);
 
 struct ModelMarks {
   SourceMark entry, name, path;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,13 +14,17 @@
 namespace arena::tournament {
 
 EventLog::EventLog(EventLog&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), next_seq_(other.next_seq_), path_(std::move(other.path_)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      next_seq_(other.next_seq_),
+      torn_(other.torn_),
+      path_(std::move(other.path_)) {}
 
 EventLog& EventLog::operator=(EventLog&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
     next_seq_ = other.next_seq_;
+    torn_ = other.torn_;
     path_ = std::move(other.path_);
   }
   return *this;
@@ -106,18 +111,28 @@ std::expected<EventLog, std::string> EventLog::open(const std::filesystem::path&
 }
 
 std::expected<void, std::string> EventLog::append(Event& event) {
-  event.seq = next_seq_++;
+  if (torn_)
+    return std::unexpected(
+        fmt::format("'{}' ends in a torn line that could not be cut off; resume the run", path_.string()));
+  event.seq = next_seq_;
   std::string line = nlohmann::json(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += '\n';
+  // Where the line starts: a write that fails half way (a full disk, EFBIG) is cut back to here,
+  // so the log never holds a half line that a later line would follow (a damaged log).
+  struct stat st {};
+  const off_t start = ::fstat(fd_, &st) == 0 ? st.st_size : -1;
   size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return std::unexpected(fmt::format("writing '{}' failed: {}", path_.string(), std::strerror(errno)));
+      const std::string why = std::strerror(errno);
+      if (done > 0) torn_ = start < 0 || ::ftruncate(fd_, start) != 0;
+      return std::unexpected(fmt::format("writing '{}' failed: {}", path_.string(), why));
     }
     done += size_t(n);
   }
+  ++next_seq_;
   return {};
 }
 

@@ -30,7 +30,8 @@ class EventLog {
   static std::expected<EventLog, std::string> open(const std::filesystem::path& path, bool resume,
                                                    std::vector<Event>* existing);
 
-  // Appends `event` as one line (its seq is set to the next number).
+  // Appends `event` as one line (its seq is set to the next number). A write that fails half
+  // way (a full disk) is cut back, so the log holds whole lines only and the seq is not used.
   std::expected<void, std::string> append(Event& event);
   // Makes everything appended so far durable (fsync).
   void sync();
@@ -40,6 +41,7 @@ class EventLog {
  private:
   int fd_ = -1;
   int64_t next_seq_ = 1;
+  bool torn_ = false;  // a failed write left a half line that could not be cut off: no more appends
   std::filesystem::path path_;
 };
 

@@ -54,10 +54,14 @@ std::expected<void, std::string> ResultsWriter::game_finished(int32_t index, con
   return {};
 }
 
-void ResultsWriter::finish(const Standings& standings) {
+std::expected<void, std::string> ResultsWriter::finish(const Standings& standings) {
   log_.sync();
-  if (auto ok = rewrite_pgn(); !ok) spdlog::warn("{}", ok.error());
-  if (auto ok = write_standings(dir_, standings); !ok) spdlog::warn("{}", ok.error());
+  // During the run a failed games.pgn / standings write is only a warning (the next game's
+  // write replaces them); at the end nothing comes after, so it is the run's error.
+  auto pgn = rewrite_pgn();
+  auto written = write_standings(dir_, standings);
+  if (!pgn) return pgn;
+  return written;
 }
 
 }  // namespace arena::tournament

@@ -36,8 +36,10 @@ class ResultsWriter {
   void sync() { log_.sync(); }
   // The game at `index` finished: its PGN appended, the standings emitted and written.
   std::expected<void, std::string> game_finished(int32_t index, const Standings& standings);
-  // The end of the run: the log made durable, games.pgn and the standings rewritten.
-  void finish(const Standings& standings);
+  // The end of the run: the log made durable, games.pgn and the standings rewritten. An error
+  // when they cannot be (a full or read-only folder): the log still holds every game, and
+  // `--resume` writes them once the folder takes writes again.
+  std::expected<void, std::string> finish(const Standings& standings);
 
   const GameBook& book() const { return book_; }
 

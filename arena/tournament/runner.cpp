@@ -348,7 +348,8 @@ RunSummary Runner::wind_down(bool interrupted) {
   summary.sprt_stopped = sprt_stopped_;
   (void)results_.emit(TournamentEnd{summary.interrupted, summary.games_done, sprt_stopped_,
                                     match_context_.deadline_misses, ticks_});
-  results_.finish(st);
+  if (auto ok = results_.finish(st); !ok && fatal.empty())
+    fatal = ok.error() + "; resume the run to write them";
   status_.update(status_info(), true);
   status_.finish();
   if (!options_.quiet) std::fputs(standings_text(st).c_str(), stdout);

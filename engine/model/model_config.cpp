@@ -1,4 +1,7 @@
-// Reading and checking a model's hyper-parameters from GGUF metadata.
+// Reading and checking a model's hyper-parameters from GGUF metadata. Every number the forward
+// pass uses is checked finite and in a sane range here, at load, and a bad one is refused naming
+// its key and value: a zero head count, a NaN epsilon or an absurd context would otherwise reach
+// the kernels (a division by zero, NaN logits) or an allocation (std::bad_alloc).
 #include "engine/model/model_config.h"
 
 #include <fmt/format.h>
@@ -13,83 +16,148 @@ namespace engine {
 
 namespace {
 
-std::unexpected<Error> fail(const gguf::GgufFile& file, const std::string& what) {
-  return std::unexpected(Error{fmt::format("{}: {}", file.path(), what)});
+// The ranges accepted: wide enough for every published model (llama 3.1 405B has 126 layers,
+// embedding 16384, 128 heads; Llama 4 Scout a 10M context; rope bases reach 1e8), narrow enough
+// that the sizes derived from them fit their types.
+constexpr int64_t kMaxLayers = 1024;
+constexpr int64_t kMaxEmbedding = 1 << 17;
+constexpr int64_t kMaxHeads = 1 << 12;
+constexpr int64_t kMaxHeadDim = 1 << 12;
+constexpr int64_t kMaxFfn = 1 << 20;
+constexpr int64_t kMaxContext = 1 << 24;
+constexpr double kMaxEpsilon = 0.1;
+constexpr double kMaxRopeBase = 1e12;
+constexpr double kMaxRopeFactor = 1024;
+
+// Reads the `{arch}.` keys of one file, keeping the first problem (key and value) for the error.
+class KeyReader {
+ public:
+  KeyReader(const gguf::GgufFile& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+
+  // A required integer in [lo, hi].
+  int32_t need(const std::string& key, int64_t lo, int64_t hi) {
+    const auto v = file_.get_int(prefix_ + key);
+    if (v) return checked(key, *v, lo, hi);
+    note(fmt::format("missing metadata key '{}{}'", prefix_, key));
+    return 0;
+  }
+  // An optional integer in [lo, hi]; `fallback` when absent.
+  int32_t optional(const std::string& key, int64_t lo, int64_t hi, int32_t fallback) {
+    const auto v = file_.get_int(prefix_ + key);
+    return v ? checked(key, *v, lo, hi) : fallback;
+  }
+  // A number in (lo, hi], finite; `fallback` when absent (nullopt: required).
+  double real(const std::string& key, double lo, double hi, std::optional<double> fallback) {
+    const auto v = file_.get_float(prefix_ + key);
+    if (!v && fallback) return *fallback;
+    if (!v) {
+      note(fmt::format("missing metadata key '{}{}'", prefix_, key));
+      return 0.0;
+    }
+    if (!std::isfinite(*v) || *v <= lo || *v > hi)
+      note(fmt::format("invalid metadata key '{}{}' = {:g}: expected a finite number in ({:g}, {:g}]",
+                       prefix_, key, *v, lo, hi));
+    return *v;
+  }
+  bool has(const std::string& key) const { return file_.get_int(prefix_ + key).has_value(); }
+  // Records a problem (the first one is reported).
+  void note(std::string problem) {
+    if (!problem_) problem_ = std::move(problem);
+  }
+  const std::optional<std::string>& problem() const { return problem_; }
+
+ private:
+  int32_t checked(const std::string& key, int64_t v, int64_t lo, int64_t hi) {
+    if (v >= lo && v <= hi) return static_cast<int32_t>(v);
+    note(fmt::format("invalid metadata key '{}{}' = {}: expected an integer in [{}, {}]", prefix_, key, v, lo,
+                     hi));
+    return 0;
+  }
+
+  const gguf::GgufFile& file_;
+  std::string prefix_;
+  std::optional<std::string> problem_;
+};
+
+// The layer shape: counts and sizes, heads dividing as the attention needs.
+void read_shape(KeyReader& k, ModelShape& s) {
+  s.num_layers = k.need("block_count", 1, kMaxLayers);
+  s.embedding_dim = k.need("embedding_length", 1, kMaxEmbedding);
+  s.num_heads = k.need("attention.head_count", 1, kMaxHeads);
+  s.ffn_dim = k.need("feed_forward_length", 1, kMaxFfn);
+  s.context_length = k.need("context_length", 1, kMaxContext);
+  s.num_kv_heads = k.optional("attention.head_count_kv", 1, kMaxHeads, s.num_heads);
+  if (k.problem()) return;
+  if (k.has("attention.key_length")) {
+    s.head_dim = k.optional("attention.key_length", 1, kMaxHeadDim, 0);
+  } else if (s.embedding_dim % s.num_heads != 0 || s.embedding_dim / s.num_heads > kMaxHeadDim) {
+    k.note(
+        fmt::format("embedding_length {} is not head_count {} x a head size of at most {} (and there is no "
+                    "attention.key_length)",
+                    s.embedding_dim, s.num_heads, kMaxHeadDim));
+  } else {
+    s.head_dim = s.embedding_dim / s.num_heads;
+  }
+  if (k.problem()) return;
+  if (s.num_heads % s.num_kv_heads != 0)
+    k.note(fmt::format("head_count {} is not a multiple of head_count_kv {}", s.num_heads, s.num_kv_heads));
+  if (const int32_t v = k.optional("attention.value_length", 1, kMaxHeadDim, s.head_dim); v != s.head_dim)
+    k.note(
+        fmt::format("attention.value_length {} differs from key_length {} (not supported)", v, s.head_dim));
+}
+
+// Rope: the rotated dimensions, the base and the linear scaling (positions divided by
+// `rope.scaling.factor`, or the older `rope.scale_linear`, as llama.cpp reads them). Llama 3.1's
+// scheme comes as the rope_freqs.weight tensor instead (see model_weights.h).
+void read_rope(const gguf::GgufFile& file, KeyReader& k, const std::string& p, ModelConfig& c) {
+  const int32_t head_dim = c.shape.head_dim;
+  c.rope_dim = k.optional("rope.dimension_count", 1, kMaxHeadDim, head_dim);
+  if (k.problem()) return;
+  if (c.rope_dim > head_dim || c.rope_dim % 2 != 0)
+    return k.note(fmt::format("rope.dimension_count {} must be even and at most the head size {}", c.rope_dim,
+                              head_dim));
+  c.rope_freq_base = static_cast<float>(k.real("rope.freq_base", 1.0, kMaxRopeBase, 10000.0));
+  const std::string scaling = file.get_string(p + "rope.scaling.type").value_or("none");
+  if (scaling != "none" && scaling != "linear")
+    return k.note(fmt::format("rope scaling '{}' is not supported (supported: none, linear)", scaling));
+  const char* key = file.get_float(p + "rope.scaling.factor") ? "rope.scaling.factor" : "rope.scale_linear";
+  if (!file.get_float(p + key)) return;
+  // 0 means "no scaling" in files llama.cpp writes; otherwise a positive factor.
+  const double factor = *file.get_float(p + key);
+  if (factor == 0) return;
+  c.rope_freq_scale = static_cast<float>(1.0 / k.real(key, 0.0, kMaxRopeFactor, std::nullopt));
 }
 
 }  // namespace
 
 std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) {
+  const auto fail = [&](const std::string& what) {
+    return std::unexpected(Error{fmt::format("{}: {}", file.path(), what)});
+  };
   const auto arch = file.get_string("general.architecture");
-  if (!arch) return fail(file, "missing metadata key 'general.architecture'");
+  if (!arch) return fail("missing metadata key 'general.architecture'");
   if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3")
-    return fail(file,
-                fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3)", *arch));
+    return fail(fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3)", *arch));
   const std::string p = *arch + ".";
 
-  // A required positive integer key.
-  std::string missing;
-  auto need_int = [&](const std::string& key) -> int32_t {
-    const auto v = file.get_int(p + key);
-    if (!v || *v <= 0 || *v > (1 << 30)) {
-      if (missing.empty()) missing = p + key;
-      return 0;
-    }
-    return static_cast<int32_t>(*v);
-  };
-
   ModelConfig c;
-  ModelShape& s = c.shape;
-  s.arch = *arch;
-  s.num_layers = need_int("block_count");
-  s.embedding_dim = need_int("embedding_length");
-  s.num_heads = need_int("attention.head_count");
-  s.ffn_dim = need_int("feed_forward_length");
-  s.context_length = need_int("context_length");
-  if (!missing.empty()) return fail(file, fmt::format("missing or invalid metadata key '{}'", missing));
-  s.num_kv_heads =
-      file.get_int(p + "attention.head_count_kv") ? need_int("attention.head_count_kv") : s.num_heads;
-  s.head_dim = file.get_int(p + "attention.key_length") ? need_int("attention.key_length")
-                                                        : s.embedding_dim / s.num_heads;
-  if (!missing.empty()) return fail(file, fmt::format("missing or invalid metadata key '{}'", missing));
-  if (s.num_heads % s.num_kv_heads != 0)
-    return fail(file, fmt::format("head_count {} is not a multiple of head_count_kv {}", s.num_heads,
-                                  s.num_kv_heads));
-  if (const auto v = file.get_int(p + "attention.value_length"); v && *v != s.head_dim)
-    return fail(file, fmt::format("attention.value_length {} differs from key_length {} (not supported)", *v,
-                                  s.head_dim));
-
-  const auto eps = file.get_float(p + "attention.layer_norm_rms_epsilon");
-  if (!eps || !(*eps > 0))
-    return fail(file, fmt::format("missing or invalid metadata key '{}attention.layer_norm_rms_epsilon'", p));
-  c.rms_norm_eps = static_cast<float>(*eps);
-
+  c.shape.arch = *arch;
   c.rope_style = *arch == "llama" ? kernels::RopeStyle::Normal : kernels::RopeStyle::Neox;
   c.qk_norm = *arch == "qwen3";
-  c.rope_freq_base = static_cast<float>(file.get_float(p + "rope.freq_base").value_or(10000.0));
-  c.rope_dim = file.get_int(p + "rope.dimension_count") ? need_int("rope.dimension_count") : s.head_dim;
-  if (!missing.empty()) return fail(file, fmt::format("missing or invalid metadata key '{}'", missing));
-  if (c.rope_dim > s.head_dim || c.rope_dim % 2 != 0)
-    return fail(file, fmt::format("rope.dimension_count {} must be even and at most the head size {}",
-                                  c.rope_dim, s.head_dim));
-  if (!(c.rope_freq_base > 0)) return fail(file, "rope.freq_base must be positive");
-
-  // Rope scaling: none, or linear (positions divided by `rope.scaling.factor`, or the older
-  // `rope.scale_linear`, as llama.cpp reads them). Llama 3.1's scheme comes as the rope_freqs.weight
-  // tensor instead (see model_weights.h).
-  const std::string scaling = file.get_string(p + "rope.scaling.type").value_or("none");
-  if (scaling != "none" && scaling != "linear")
-    return fail(file, fmt::format("rope scaling '{}' is not supported (supported: none, linear)", scaling));
-  const double factor = file.get_float(p + "rope.scaling.factor")
-                            .value_or(file.get_float(p + "rope.scale_linear").value_or(0.0));
-  if (factor < 0 || !std::isfinite(factor))
-    return fail(file, fmt::format("invalid rope scaling factor {}", factor));
-  if (factor > 0) c.rope_freq_scale = static_cast<float>(1.0 / factor);
+  KeyReader k(file, p);
+  read_shape(k, c.shape);
+  if (!k.problem())
+    c.rms_norm_eps =
+        static_cast<float>(k.real("attention.layer_norm_rms_epsilon", 0.0, kMaxEpsilon, std::nullopt));
+  if (!k.problem()) read_rope(file, k, p, c);
+  if (k.problem()) return fail(*k.problem());
 
   // The vocabulary is the token embedding's row count.
   const auto* embd = file.find_tensor("token_embd.weight");
-  if (!embd || embd->dims.size() != 2) return fail(file, "missing 2-D tensor 'token_embd.weight'");
-  s.vocab_size = static_cast<int32_t>(embd->dims[1]);
+  if (!embd || embd->dims.size() != 2) return fail("missing 2-D tensor 'token_embd.weight'");
+  if (embd->dims[1] < 1 || embd->dims[1] > (int64_t{1} << 24))
+    return fail(fmt::format("token_embd.weight has {} rows: not a vocabulary size", embd->dims[1]));
+  c.shape.vocab_size = static_cast<int32_t>(embd->dims[1]);
   return c;
 }
 

@@ -146,7 +146,15 @@ std::expected<std::vector<EvalCase>, Error> read_eval_cases(const std::string& p
 std::expected<LogitsResult, Error> run_logits_case(LanguageModel& model, std::span<const int32_t> tokens,
                                                    int32_t num_greedy, int top_k) {
   const int32_t vocab = model.shape().vocab_size;
-  SequenceRunner runner(model, static_cast<int32_t>(tokens.size()) + num_greedy, KvDtype::F32);
+  // Refused before the KV cache is allocated for it: a case longer than the context (the last
+  // greedy token is never fed back, so it takes no position).
+  const int64_t positions = static_cast<int64_t>(tokens.size()) + std::max(num_greedy - 1, 0);
+  const int32_t context = model.shape().context_length;
+  if (context > 0 && positions > context)
+    return std::unexpected(Error{fmt::format(
+        "{} tokens and {} greedy steps need {} positions, more than the model's context of {} tokens",
+        tokens.size(), num_greedy, positions, context)});
+  SequenceRunner runner(model, static_cast<int32_t>(positions) + 1, KvDtype::F32);
   auto logits = runner.eval(tokens, /*all_logits=*/true);
   if (!logits) return std::unexpected(logits.error());
 

@@ -87,6 +87,13 @@ std::expected<ForwardBenchResult, Error> run_forward_bench(
   if (!model) return std::unexpected(model.error());
   Transformer& net = **model;
   const auto& s = net.shape();
+  // Refused before the prompts and the KV cache are allocated: a stream past the model's context
+  // would allocate for positions the model was never trained on (and 2^20 tokens ran out of memory).
+  const int64_t stream_tokens = int64_t{options.prompt_tokens} + options.gen_tokens;
+  if (s.context_length > 0 && stream_tokens > s.context_length)
+    return std::unexpected(Error{fmt::format(
+        "{} prompt + {} generated tokens per stream = {} is more than the model's context of {} tokens",
+        options.prompt_tokens, options.gen_tokens, stream_tokens, s.context_length)});
   if (options.kv_dtype == KvDtype::Q8_0 && s.head_dim % 32 != 0)
     return std::unexpected(
         Error{fmt::format("a q8_0 KV cache needs a head size that is a multiple of 32, not {}", s.head_dim)});

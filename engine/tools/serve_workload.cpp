@@ -23,6 +23,15 @@ int64_t serve_workload_context_tokens(const ServeWorkload& w) {
   return w.system_tokens + int64_t{w.ticks} * (w.prompt_tokens + w.gen_tokens);
 }
 
+std::optional<std::string> serve_workload_context_error(const ServeWorkload& w, int64_t context) {
+  const int64_t need = serve_workload_context_tokens(w);
+  if (context <= 0 || need <= context) return std::nullopt;
+  return fmt::format(
+      "every agent needs {} tokens of context (system {} + {} ticks x ({} new + {} generated)), more than "
+      "the model's context of {}: give fewer tokens or ticks",
+      need, w.system_tokens, w.ticks, w.prompt_tokens, w.gen_tokens, context);
+}
+
 double serve_quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::ranges::sort(values);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <expected>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -60,6 +61,8 @@ struct ServeRunStats {
 int64_t serve_workload_kv_tokens(const ServeWorkload& workload);
 // Context one agent needs: its last prompt plus its last answer (S + T * (U + G)).
 int64_t serve_workload_context_tokens(const ServeWorkload& workload);
+// Why the workload cannot run on a model with `context` tokens (0: unknown), or nullopt.
+std::optional<std::string> serve_workload_context_error(const ServeWorkload& workload, int64_t context);
 // The q-quantile of `values` (nearest rank; 0 when empty).
 double serve_quantile(std::vector<double> values, double q);
 

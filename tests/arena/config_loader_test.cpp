@@ -61,7 +61,7 @@ agents:
     type: llm
     model: tiny
     system_prompt_file: prompts/system.txt
-    move_template: "Moves so far: {moves}. Your move:"
+    move_template: "Moves so far: {history}. Your move:"
     temperature: 0.7
     seed: 11
   - name: thinker
@@ -123,7 +123,7 @@ TEST_CASE("a full config is read into the typed structs", "[arena]") {
   REQUIRE(c.agents.size() == 5);
   const auto& plain = std::get<agents::LlmAgentConfig>(c.agents[0].params);
   CHECK(plain.system_prompt == "You are a careful chess player.\n");
-  CHECK(plain.move_template == "Moves so far: {moves}. Your move:");
+  CHECK(plain.move_template == "Moves so far: {history}. Your move:");
   CHECK_THAT(plain.prompt_source, Catch::Contains("prompts/system.txt"));
   CHECK(plain.sampling.temperature == Approx(0.7f));
   CHECK(plain.sampling.seed == 11u);

@@ -38,6 +38,21 @@ expect_run(ARGS plan --model ${model} --context 1099511627776 --agents 200000000
            MATCH "2000000000 agents at context 1099511627776 need more than 2\\^64 bytes")
 expect_run(ARGS plan --model ${model} --context 4096 --memory 8GiB CODE 0 MATCH "concurrent requests")
 
+# Requests longer than the model's context (2048 tokens for the tiny shape) are refused before
+# anything is allocated, naming both numbers (issue 25: --prompt-tokens 1048576 allocated 5.8 GB
+# and died in std::bad_alloc).
+expect_run(ARGS bench forward --model ${model} --prompt-tokens 1048576 --gen-tokens 0 --repeat 1 CODE 1
+           MATCH "1048576 prompt \\+ 0 generated tokens per stream = 1048576 is more than the model's context of 2048")
+expect_run(ARGS bench serve --model ${model} --agents 1 --ticks 2 --system-tokens 4000 --modes continuous
+           CODE 2 MATCH "every agent needs 4144 tokens of context .* more than the model's context of 2048")
+string(REPEAT "a b c d " 1200 long_prompt)
+expect_run(ARGS generate --model ${model} --prompt "${long_prompt}" -n 4 CODE 1
+           MATCH "prompt of [0-9]+ tokens exceeds the model's context of 2048")
+string(REPEAT "1 " 3000 ids)
+file(WRITE ${WORK}/long.cases "logits ${ids}|1\n")
+expect_run(ARGS eval --model ${model} --cases ${WORK}/long.cases CODE 1
+           MATCH "long.cases:1: 3000 tokens and 1 greedy steps need 3000 positions, more than the model's context of 2048")
+
 # --threads is bounded (4 x the hardware threads) wherever a model is loaded, and for synth.
 expect_run(ARGS generate --model ${model} --prompt hi -n 1 --threads 100000 CODE 1
            MATCH "--threads 100000 is more than 4 x the [0-9]+ hardware threads")

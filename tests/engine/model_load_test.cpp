@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@
 #include "engine/model/model_config.h"
 #include "engine/model/sequence_runner.h"
 #include "engine/model/transformer.h"
+#include "engine/tools/eval_cases.h"
+#include "engine/tools/forward_bench.h"
+#include "engine/tools/serve_workload.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "tests/common/testdata.h"
 #include "tests/engine/model_test_files.h"
@@ -128,13 +132,72 @@ TEST_CASE("Bad models are rejected with an error naming the problem", "[engine]"
     for (const uint32_t dim : {0u, (1u << 30) + 16}) {
       const auto path = engine::test::rewrite_gguf(
           good, "bad_rope_dim", [&](auto& w) { w.set_u32("llama.rope.dimension_count", dim); }, {});
-      contains(load_error(path), "missing or invalid metadata key 'llama.rope.dimension_count'");
+      contains(load_error(path),
+               "invalid metadata key 'llama.rope.dimension_count' = " + std::to_string(dim));
     }
     const auto odd = engine::test::rewrite_gguf(
         good, "odd_rope_dim", [](auto& w) { w.set_u32("llama.rope.dimension_count", 7); }, {});
     contains(load_error(odd), "rope.dimension_count 7 must be even and at most the head size 64");
     const auto found = arena::test::fuzz_data_dir() / "model-config-rope-dim-huge.gguf";
     contains(load_error(found.string()), "invalid metadata key 'llama.rope.dimension_count'");
+  }
+  SECTION("every hyperparameter the forward pass uses is checked, naming its key and value") {
+    struct Bad {
+      const char* key;
+      double value;  // written as u32 for the integer keys, f32 for the others
+      bool real;
+      const char* expected;
+    };
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<Bad> cases = {
+        {"block_count", 0, false, "'llama.block_count' = 0: expected an integer in [1, 1024]"},
+        {"block_count", 5000, false, "'llama.block_count' = 5000"},
+        {"embedding_length", 0, false, "'llama.embedding_length' = 0"},
+        {"embedding_length", 1 << 20, false, "'llama.embedding_length' = 1048576"},
+        {"attention.head_count", 0, false, "'llama.attention.head_count' = 0"},
+        {"attention.head_count_kv", 0, false, "'llama.attention.head_count_kv' = 0"},
+        {"attention.key_length", 0, false, "'llama.attention.key_length' = 0"},
+        {"attention.key_length", 1 << 20, false, "'llama.attention.key_length' = 1048576"},
+        {"attention.value_length", 0, false, "'llama.attention.value_length' = 0"},
+        {"feed_forward_length", 0, false, "'llama.feed_forward_length' = 0"},
+        {"context_length", 0, false, "'llama.context_length' = 0"},
+        {"context_length", 4e9, false, "'llama.context_length' = 4000000000"},
+        {"attention.layer_norm_rms_epsilon", 0, true,
+         "'llama.attention.layer_norm_rms_epsilon' = 0: expected"},
+        {"attention.layer_norm_rms_epsilon", -0.5, true, "'llama.attention.layer_norm_rms_epsilon' = -0.5"},
+        {"attention.layer_norm_rms_epsilon", nan, true, "'llama.attention.layer_norm_rms_epsilon' = nan"},
+        {"attention.layer_norm_rms_epsilon", 3, true, "'llama.attention.layer_norm_rms_epsilon' = 3"},
+        {"rope.freq_base", inf, true, "'llama.rope.freq_base' = inf"},
+        {"rope.freq_base", 0, true, "'llama.rope.freq_base' = 0"},
+        {"rope.freq_base", nan, true, "'llama.rope.freq_base' = nan"},
+        {"rope.scaling.factor", -2, true, "'llama.rope.scaling.factor' = -2"},
+        {"rope.scaling.factor", nan, true, "'llama.rope.scaling.factor' = nan"},
+        {"rope.scale_linear", 1e9, true, "'llama.rope.scale_linear' = 1e+09"},
+    };
+    for (const auto& bad : cases) {
+      const auto path = engine::test::rewrite_gguf(good, "bad_hparam",
+                                                   [&](auto& w) {
+                                                     const std::string key = std::string("llama.") + bad.key;
+                                                     if (bad.real)
+                                                       w.set_f32(key, static_cast<float>(bad.value));
+                                                     else
+                                                       w.set_u32(key, static_cast<uint32_t>(bad.value));
+                                                   },
+                                                   {});
+      contains(load_error(path), std::string("invalid metadata key ") + bad.expected);
+    }
+    // A head count that does not divide the embedding (no key_length to say the head size).
+    const auto uneven = engine::test::rewrite_gguf(
+        good, "uneven_heads", [](auto& w) { w.set_u32("llama.attention.head_count", 3); }, {});
+    contains(load_error(uneven), "embedding_length 256 is not head_count 3 x a head size");
+    // A scaling factor of 0 is "no scaling" (as llama.cpp writes it), not an error.
+    const auto zero = engine::test::rewrite_gguf(
+        good, "zero_factor", [](auto& w) { w.set_f32("llama.rope.scaling.factor", 0); }, {});
+    auto file = engine::gguf::GgufFile::open(zero);
+    REQUIRE(file);
+    const auto c = engine::read_model_config(*file);
+    REQUIRE(c);
+    CHECK(c->rope_freq_scale == 1.0f);
   }
   SECTION("unsupported rope scaling") {
     const auto path = engine::test::rewrite_gguf(
@@ -204,4 +267,44 @@ TEST_CASE("A repacked tied model computes what its file layout computes", "[engi
   INFO("max |logit| " << scale << ", max difference " << diff);
   CHECK(scale > 0);
   CHECK(diff <= 1e-4f * scale);
+}
+
+TEST_CASE("Requests longer than the model's context are refused before anything is allocated", "[engine]") {
+  // 2^20 tokens on a small-context model once allocated gigabytes and died in std::bad_alloc
+  // (issue 25); each entry point now names both numbers instead.
+  const auto path = engine::test::synth_tiny("ctx_llama", Arch::Llama);
+  auto model = engine::Model::load(path, 1);
+  REQUIRE(model);
+  const int32_t context = (*model)->network().shape().context_length;
+  REQUIRE(context > 0);
+  const std::string ctx = std::to_string(context);
+
+  engine::ForwardBenchOptions bench;
+  bench.prompt_tokens = 1 << 20;
+  bench.gen_tokens = 0;
+  bench.repeat = 1;
+  const auto refused = engine::run_forward_bench(path, bench, [](std::string_view) {});
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.error().message,
+             Catch::Contains("= 1048576 is more than the model's context of " + ctx));
+  bench.prompt_tokens = context;  // the whole context, one generated token past it
+  bench.gen_tokens = 1;
+  CHECK_FALSE(engine::run_forward_bench(path, bench, [](std::string_view) {}));
+
+  const std::vector<int32_t> tokens(static_cast<size_t>(1 << 20), 1);
+  const auto logits = engine::run_logits_case((*model)->network(), tokens, 1);
+  REQUIRE_FALSE(logits);
+  CHECK_THAT(logits.error().message,
+             Catch::Contains("need 1048576 positions, more than the model's context of " + ctx));
+  const std::vector<int32_t> fits(4, 1);
+  CHECK(engine::run_logits_case((*model)->network(), fits, 2));
+
+  engine::ServeWorkload workload;
+  workload.system_tokens = context;
+  workload.ticks = 1;
+  const auto why = engine::serve_workload_context_error(workload, context);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("more than the model's context of " + ctx));
+  workload.system_tokens = 0;
+  CHECK_FALSE(engine::serve_workload_context_error(workload, context));
 }
