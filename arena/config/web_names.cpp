@@ -5,17 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
+
+#include "base/strings.h"
 
 namespace arena::config {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Why `host` (lower-case, without a port) is not a DNS name, IPv4 address or bracketed IPv6
 // address; nullopt when it is one.
@@ -40,14 +35,14 @@ std::optional<std::string> host_error(const std::string& host) {
 }  // namespace
 
 NameCheck check_allowed_host(std::string_view name) {
-  NameCheck out{lower(name), std::nullopt};
+  NameCheck out{base::to_lower(name), std::nullopt};
   if (auto why = host_error(out.normalised))
     out.error = fmt::format("'{}' cannot be an allowed host: {}", name, *why);
   return out;
 }
 
 NameCheck check_allowed_origin(std::string_view origin) {
-  NameCheck out{lower(origin), std::nullopt};
+  NameCheck out{base::to_lower(origin), std::nullopt};
   std::string& o = out.normalised;
   if (o.ends_with('/')) o.pop_back();
   const auto fail = [&](std::string_view why) {

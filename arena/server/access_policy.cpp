@@ -5,21 +5,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "arena/config/web_names.h"
 #include "arena/server/constant_time.h"
 #include "arena/server/openai_api.h"
+#include "base/strings.h"
 
 namespace arena::server {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // "name[:port]" (a Host header, an origin's authority) split; nullopt when malformed. The name is
 // lower-case, an IPv6 address keeps its brackets; port 0 when none is given.
@@ -78,9 +72,10 @@ bool is_wildcard_address(std::string_view address) {
 
 AccessPolicy::AccessPolicy(AccessRules rules) : rules_(std::move(rules)) {
   // Callers pass the checked forms (config/web_names.h); lower-case them all the same.
-  for (auto& h : rules_.allowed_hosts) h = lower(h);
-  for (auto& o : rules_.allowed_origins) o = lower(o.ends_with('/') ? o.substr(0, o.size() - 1) : o);
-  bind_name_ = lower(rules_.bind.find(':') != std::string::npos ? "[" + rules_.bind + "]" : rules_.bind);
+  for (auto& h : rules_.allowed_hosts) h = base::to_lower(h);
+  for (auto& o : rules_.allowed_origins) o = base::to_lower(o.ends_with('/') ? o.substr(0, o.size() - 1) : o);
+  bind_name_ =
+      base::to_lower(rules_.bind.find(':') != std::string::npos ? "[" + rules_.bind + "]" : rules_.bind);
   loopback_ = is_loopback_address(rules_.bind);
   wildcard_ = is_wildcard_address(rules_.bind);
 }
@@ -106,7 +101,7 @@ bool AccessPolicy::origin_allowed(std::string_view origin, std::string_view host
   const bool https = checked.normalised.starts_with("https://");
   const std::string authority = checked.normalised.substr(https ? 8 : 7);
   // The page came from the very address this request is sent to (a reverse proxy's name too).
-  if (!host.empty() && authority == lower(host)) return true;
+  if (!host.empty() && authority == base::to_lower(host)) return true;
   const auto parsed = parse_authority(authority);
   if (!parsed) return false;
   const uint32_t port = parsed->port != 0 ? parsed->port : (https ? 443 : 80);
@@ -135,7 +130,7 @@ std::optional<HttpResponse> AccessPolicy::check_key(const HttpRequest& request) 
     return std::nullopt;
   const std::string auth = request.header("authorization");
   // RFC 7235: the scheme is case-insensitive.
-  const bool bearer = auth.size() > 7 && lower(auth.substr(0, 7)) == "bearer ";
+  const bool bearer = auth.size() > 7 && base::to_lower(auth.substr(0, 7)) == "bearer ";
   if (bearer && constant_time_equal(std::string_view(auth).substr(7), rules_.api_key)) return std::nullopt;
   HttpResponse r = openai_error(401,
                                 bearer ? "the API key is not valid"

@@ -22,7 +22,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Failure, Process, WebSocket, check, free_port  # noqa: E402
+from common import Process, WebSocket, check, free_port, run_main  # noqa: E402
 
 CONFIG = """\
 agents:
@@ -171,8 +171,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print(f"FAILED: {e}")
-        sys.exit(1)
+    run_main(main)

@@ -11,12 +11,22 @@ import re
 import socket
 import struct
 import subprocess
+import sys
 import time
 import urllib.request
 
 
 class Failure(Exception):
     """A load test's check failed: the message says which and with what figures."""
+
+
+def run_main(main):
+    """Runs a test's main: a Failure is printed and exits 1."""
+    try:
+        main()
+    except Failure as e:
+        print(f"FAILED: {e}")
+        sys.exit(1)
 
 
 def check(condition, message):

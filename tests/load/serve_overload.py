@@ -23,7 +23,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Failure, check, metrics, percentile, start_serve, synth_model, wait_for, http_get  # noqa: E402
+from common import Failure, check, metrics, percentile, start_serve, synth_model, wait_for, http_get, run_main  # noqa: E402
 
 
 def one_client(host, port, kind, max_tokens, result, start):
@@ -142,8 +142,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print(f"FAILED: {e}")
-        sys.exit(1)
+    run_main(main)

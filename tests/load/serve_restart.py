@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Failure, check, free_port, start_serve, synth_model, wait_for  # noqa: E402
+from common import check, free_port, start_serve, synth_model, wait_for, run_main  # noqa: E402
 
 AGENT = ("  - {{name: {name}, type: llm, backend: openai, mode: constrained, chat: false,\n"
          "     openai: {{base_url: 'http://127.0.0.1:{port}/v1', model: tiny, endpoint: completions,\n"
@@ -122,8 +122,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print(f"FAILED: {e}")
-        sys.exit(1)
+    run_main(main)
