@@ -59,7 +59,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     model = synth_model(arena, os.path.join(work, "tiny.gguf"))
     port = free_port()
-    games, plies = (20, 60) if long_run else (2, 30)
+    games, plies = (100, 60) if long_run else (2, 30)
     out = os.path.join(work, "results")
     shutil.rmtree(out, ignore_errors=True)
     config = os.path.join(work, "restart.yaml")
