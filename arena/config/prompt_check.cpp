@@ -36,7 +36,8 @@ std::string_view value_line(std::string_view value, int line) {
 SourceMark problem_mark(std::string_view file_text, const YamlNode& v, const llm::TemplateProblem& p) {
   const std::string needle = "{" + p.name + "}";
   const auto holds = [&](int32_t line, size_t column0) {
-    return line > 0 && line_of(file_text, line).substr(column0).starts_with(needle);
+    const std::string_view raw = line_of(file_text, line);
+    return line > 0 && column0 <= raw.size() && raw.substr(column0).starts_with(needle);
   };
   if (v.mark.line > 0 && v.mark.column > 0) {
     const size_t value_col0 = static_cast<size_t>(v.mark.column - 1) + (v.quoted ? 1 : 0);

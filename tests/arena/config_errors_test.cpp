@@ -170,3 +170,16 @@ TEST_CASE("malformed ${...} in paths is an error, never a half-expanded path", "
     CHECK_THAT(r.error().front().message, Catch::Contains("'" + path + "'"));
   }
 }
+
+TEST_CASE("an unknown placeholder on a block's first line is placed in the block", "[arena]") {
+  // Found by config_fuzzer: the placeholder's offset in the value was looked up on the `|` line
+  // itself, past its end (a std::out_of_range that became "cannot load the config").
+  const std::string text =
+      "agents:\n  - {name: r, type: random}\n  - name: a\n    type: llm\n    move_template: |\n"
+      "      a long first line of the block before the {zz} placeholder\n";
+  const auto r = load_config_from_string(text, "block.yaml", {});
+  REQUIRE_FALSE(r);
+  const std::string all = format_diagnostics(r.error());
+  CHECK_THAT(all, Catch::Contains("block.yaml:6:49: move_template: unknown placeholder {zz}"));
+  CHECK_THAT(all, !Catch::Contains("cannot load the config"));
+}
