@@ -50,6 +50,11 @@ std::optional<Endpoint> parse_endpoint(std::string_view s) {
   return base::enum_value(kEndpointNames, s);
 }
 
+std::optional<std::string> uci_option_problem(const std::string& name, const std::string& value) {
+  if ((name + value).find_first_of("\r\n") == std::string::npos) return std::nullopt;
+  return "UCI option '" + name + "': a line break in its name or value would send the engine another command";
+}
+
 const char* AgentConfig::type() const {
   constexpr std::array<const char*, 4> kTypes = {"llm", "uci", "search", "random"};
   return kTypes[params.index()];

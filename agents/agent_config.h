@@ -125,6 +125,10 @@ struct UciAgentConfig {
   std::chrono::milliseconds move_margin{1000};       // grace past the deadline before "timeout"
 };
 
+// Why a UCI option cannot be sent, or nullopt: it goes out as one `setoption name K value V`
+// line, so a line break in its name or value would send the engine a second command.
+std::optional<std::string> uci_option_problem(const std::string& name, const std::string& value);
+
 struct SearchAgentConfig {
   std::optional<int32_t> depth = 3;
   std::optional<int64_t> nodes;

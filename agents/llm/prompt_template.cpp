@@ -106,6 +106,7 @@ std::expected<PromptTemplate, std::string> PromptTemplate::parse(std::string_vie
   t.pieces_.push_back({std::move(literal), -1});
   return t;
 }
+
 std::string PromptTemplate::render(const PromptValues& values) const {
   std::string out;
   for (const auto& piece : pieces_) {

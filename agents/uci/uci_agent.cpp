@@ -75,12 +75,8 @@ std::expected<std::unique_ptr<Agent>, AgentError> make_uci_agent(const AgentConf
     return std::unexpected(AgentError{who + "threads and hash_mb must be positive"});
   if (uci.startup_timeout.count() < 1 || uci.move_margin.count() < 0)
     return std::unexpected(AgentError{who + "startup_timeout must be positive and move_margin not negative"});
-  // An option is sent as one `setoption` line: a line break in it would send the engine another
-  // command of the config's choosing.
   for (const auto& [name, value] : uci.options)
-    if ((name + value).find_first_of("\r\n") != std::string::npos)
-      return std::unexpected(
-          AgentError{who + "UCI option '" + name + "': a name or value holds a line break"});
+    if (auto problem = uci_option_problem(name, value)) return std::unexpected(AgentError{who + *problem});
   std::optional<std::string> path = env.get_env ? env.get_env("PATH") : std::nullopt;
   auto executable = find_executable(uci.command, path.value_or("/usr/local/bin:/usr/bin:/bin"));
   if (!executable) return std::unexpected(AgentError{who + executable.error()});

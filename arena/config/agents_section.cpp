@@ -155,10 +155,8 @@ void read_uci(FieldReader& f, LoadContext& ctx, const std::string& agent, agents
           ctx.diag.error(e.key.mark, "a UCI option is `Name: value`");
           continue;
         }
-        if ((e.key.scalar + e.value.scalar).find_first_of("\r\n") != std::string::npos) {
-          ctx.diag.error(e.key.mark, fmt::format("UCI option '{}': a line break in its name or value would "
-                                                 "send the engine another command",
-                                                 e.key.scalar));
+        if (auto problem = agents::uci_option_problem(e.key.scalar, e.value.scalar)) {
+          ctx.diag.error(e.key.mark, *problem);
           continue;
         }
         c.options[e.key.scalar] = e.value.scalar;

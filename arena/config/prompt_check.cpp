@@ -24,11 +24,6 @@ std::string_view line_of(std::string_view text, int32_t number) {
   return text.substr(start, end == std::string_view::npos ? text.size() - start : end - start);
 }
 
-// Line `number` (1-based) of a value's text.
-std::string_view value_line(std::string_view value, int line) {
-  return line_of(value, static_cast<int32_t>(line));
-}
-
 // Where problem `p` of the inline value `v` sits in the file: the placeholder's own line and
 // column when the file holds it there as written (a plain or quoted scalar on one line, or a
 // line of a literal block), else the value's start. Checked against the file's text, so an
@@ -45,7 +40,7 @@ SourceMark problem_mark(std::string_view file_text, const YamlNode& v, const llm
       return {v.mark.line, static_cast<int32_t>(value_col0 + p.offset + 1)};
     // A literal block (`|`): value line k is the file's line mark + k, indented.
     const int32_t line = v.mark.line + p.line;
-    const std::string_view raw = line_of(file_text, line), text = value_line(v.scalar, p.line);
+    const std::string_view raw = line_of(file_text, line), text = line_of(v.scalar, p.line);
     if (raw.size() >= text.size() && raw.ends_with(text)) {
       const size_t column0 = raw.size() - text.size() + static_cast<size_t>(p.column - 1);
       if (holds(line, column0)) return {line, static_cast<int32_t>(column0 + 1)};

@@ -227,13 +227,12 @@ void from_json(const json& j, MetricsEvent& e) {
   read(j, "model", e.model);
   read(j, "queue", e.queue);
   read(j, "running", e.running);
-  for (auto [key, out] : {std::pair{"batch", &e.batch},
-                          {"ttft_p50", &e.ttft_p50},
-                          {"ttft_p99", &e.ttft_p99},
-                          {"prompt_tps", &e.prompt_tps},
-                          {"gen_tps", &e.gen_tps},
-                          {"prefix_hit_rate", &e.prefix_hit_rate}})
-    read(j, key, *out);
+  read(j, "batch", e.batch);
+  read(j, "ttft_p50", e.ttft_p50);
+  read(j, "ttft_p99", e.ttft_p99);
+  read(j, "prompt_tps", e.prompt_tps);
+  read(j, "gen_tps", e.gen_tps);
+  read(j, "prefix_hit_rate", e.prefix_hit_rate);
   read(j, "kv_used", e.kv_used);
   read(j, "kv_total", e.kv_total);
   read(j, "preemptions", e.preemptions);

@@ -108,7 +108,7 @@ std::expected<std::vector<std::string>, std::string> san_moves(const GameStart& 
     uci.push_back(m.uci);
     human.push_back(m.human);
   }
-  if (!janggi && std::ranges::none_of(human, &std::string::empty)) return human;
+  if (!janggi && std::ranges::none_of(human, [](const std::string& h) { return h.empty(); })) return human;
   if (janggi) {
     auto san = janggi_san_moves(g.variant, start.fen(), uci);
     if (!san) return std::unexpected(fmt::format("game {}: {}", g.game, san.error()));

@@ -55,6 +55,7 @@ class Watcher:
         self.messages = 0
         self.error = None
         self.ended = False
+        self.waiting_snapshot = False  # a resync was asked for: events wait for its snapshot
 
     def take_snapshot(self, snap):
         self.plies = {g["id"]: g["plies"] for g in snap["games"]}
@@ -80,7 +81,7 @@ class Watcher:
                 if msg["type"] == "snapshot":
                     self.waiting_snapshot = False
                     self.take_snapshot(msg["snapshot"])
-                elif msg["type"] == "event" and not getattr(self, "waiting_snapshot", False):
+                elif msg["type"] == "event" and not self.waiting_snapshot:
                     self.on_event(msg["event"])
         except (OSError, EOFError, ValueError) as e:
             self.error = f"{type(e).__name__}: {e}"
