@@ -216,6 +216,7 @@ int run(const RunFlags& f) {
   run_options.quiet = f.quiet;
   run_options.stop = &g_stop;
   run_options.get_env = process_env;
+  run_options.ratings = config.ratings;
   // The board server: web.port != 0 starts it (bound to web.bind); its hub observes the tournament.
   // Declared after the models, so it stops before the engines it samples go away.
   std::unique_ptr<server::BoardServer> board;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,6 +109,15 @@ struct TournamentConfig {
   uint64_t seed = 1;
 };
 
+// ratings: the pool ratings over every game of the run (arena/tournament/pool_ratings.h).
+struct RatingsConfig {
+  std::map<std::string, double> anchors;             // agents held at these ratings
+  double mean = 0;                                   // the pool's mean rating when there is no anchor
+  std::optional<double> first_move_advantage = 0.0;  // Elo for every variant; null = fitted per variant
+  int32_t simulations = 1000;                        // for the error bars (0 = none)
+  double confidence = 95;                            // percent, of the error bars
+};
+
 struct OutputConfig {
   std::string dir = "results";  // resolved against the current directory
 };
@@ -127,6 +137,7 @@ struct Config {
   std::vector<ModelConfig> models;
   std::vector<agents::AgentConfig> agents;
   TournamentConfig tournament;
+  RatingsConfig ratings;
   OutputConfig output;
   WebConfig web;
 };

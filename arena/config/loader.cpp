@@ -150,6 +150,7 @@ std::expected<Config, ConfigErrors> load_text(std::string_view text, const std::
   read_models(top.get("models"), ctx, config, marks);
   read_agents(top.get("agents"), ctx, config, marks);
   read_tournament(top.get("tournament"), ctx, config, marks);
+  read_ratings(top.get("ratings"), ctx, config);
   read_output_web(top.get("output"), top.get("web"), ctx, config, marks);
   top.finish();
   apply_overrides(options.overrides, diag, config);

@@ -205,6 +205,16 @@ YamlNode to_yaml_tree(const Config& config) {
   for (const auto& a : config.agents) agents.push(agent_tree(a));
   root.add("models", std::move(models)).add("agents", std::move(agents));
   root.add("tournament", tournament_tree(config.tournament));
+  Node anchors = Node::map();
+  for (const auto& [agent, rating] : config.ratings.anchors) anchors.add(agent, num(rating));
+  Node ratings = Node::map();
+  ratings.add("anchors", std::move(anchors)).add("mean", num(config.ratings.mean));
+  ratings.add("first_move_advantage", config.ratings.first_move_advantage
+                                          ? num(*config.ratings.first_move_advantage)
+                                          : Node::plain("fit"));
+  ratings.add("simulations", num(config.ratings.simulations))
+      .add("confidence", num(config.ratings.confidence));
+  root.add("ratings", std::move(ratings));
   Node output = Node::map();
   output.add("dir", str(config.output.dir));
   Node web = Node::map();
@@ -223,7 +233,8 @@ std::string resolved_yaml(const Config& config) {
 }
 
 bool affects_results(const std::string& field) {
-  return !(field.starts_with("output.") || field.starts_with("web.") || field == "tournament.concurrency");
+  return !(field.starts_with("output.") || field.starts_with("web.") || field.starts_with("ratings.") ||
+           field == "tournament.concurrency");
 }
 
 std::string config_hash(const Config& config) {

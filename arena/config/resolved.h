@@ -21,7 +21,7 @@ std::string resolved_yaml(const Config& config);
 inline constexpr const char* kResolvedConfigFile = "config.yaml";
 
 // Whether a field (as diff_configs names it: "tournament.concurrency", "agents.sf.depth") changes
-// the games' results. Output, web and concurrency do not, so a resumed run may change them.
+// the games' results. Output, web, ratings and concurrency do not, so a resumed run may change them.
 bool affects_results(const std::string& field);
 
 // 16 hex digits of a 64-bit FNV-1a hash over every field that affects results, in a form that

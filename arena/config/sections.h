@@ -58,6 +58,8 @@ struct Marks {
 void read_models(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 void read_agents(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
+// The `ratings:` section (ratings_section.cpp); after read_agents (anchors name agents).
+void read_ratings(const YamlNode* node, LoadContext& ctx, Config& config);
 // The `web:` section (web_section.cpp).
 void read_web(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 // The command line's --allowed-host / --allowed-origin, added to the web section (web_section.cpp).

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "arena/server/json_fields.h"
@@ -78,6 +80,38 @@ std::string prometheus_label(std::string_view value) {
   return out;
 }
 
+namespace {
+
+// The agents' gauges: points and Elo, and the pool ratings (one fit over every game) when the
+// standings have them; a bound (won or lost every game) is the bound's value.
+void write_standings(Writer& w, const nlohmann::json& standings) {
+  if (!standings.is_array() || standings.empty()) return;
+  w.head("arena:agent_points", "gauge", "Tournament points of each agent.");
+  for (const auto& row : standings)
+    w.line(fmt::format("arena:agent_points{{agent=\"{}\"}} {}", prometheus_label(string_field(row, "agent")),
+                       number(number_field(row, "points"))));
+  w.head("arena:agent_elo", "gauge", "Elo estimate of each agent relative to the field.");
+  for (const auto& row : standings)
+    w.line(fmt::format("arena:agent_elo{{agent=\"{}\"}} {}", prometheus_label(string_field(row, "agent")),
+                       number(number_field(row, "elo"))));
+  const auto rated = [](const nlohmann::json& row) { return row.is_object() && row.contains("rating"); };
+  if (!std::any_of(standings.begin(), standings.end(), rated)) return;
+  w.head("arena:agent_rating", "gauge",
+         "Rating of each agent over every game (maximum likelihood, as Ordo).");
+  for (const auto& row : standings)
+    if (rated(row))
+      w.line(fmt::format("arena:agent_rating{{agent=\"{}\"}} {}",
+                         prometheus_label(string_field(row, "agent")), number(number_field(row, "rating"))));
+  w.head("arena:agent_rating_error", "gauge", "Error bar of that rating (at the configured confidence).");
+  for (const auto& row : standings)
+    if (rated(row))
+      w.line(fmt::format("arena:agent_rating_error{{agent=\"{}\"}} {}",
+                         prometheus_label(string_field(row, "agent")),
+                         number(number_field(row, "rating_error", std::nan("")))));
+}
+
+}  // namespace
+
 std::string render_prometheus(std::span<const models::EngineSource> engines, const TournamentStats& stats,
                               const nlohmann::json& standings) {
   using M = engine::MetricsSnapshot;
@@ -141,16 +175,7 @@ std::string render_prometheus(std::span<const models::EngineSource> engines, con
   w.line(fmt::format("arena:tournament_move_failures_total {}", stats.failures));
   w.head("arena:web_clients", "gauge", "WebSocket clients connected.");
   w.line(fmt::format("arena:web_clients {}", stats.ws_clients));
-  if (standings.is_array() && !standings.empty()) {
-    w.head("arena:agent_points", "gauge", "Tournament points of each agent.");
-    for (const auto& row : standings)
-      w.line(fmt::format("arena:agent_points{{agent=\"{}\"}} {}",
-                         prometheus_label(string_field(row, "agent")), number(number_field(row, "points"))));
-    w.head("arena:agent_elo", "gauge", "Elo estimate of each agent relative to the field.");
-    for (const auto& row : standings)
-      w.line(fmt::format("arena:agent_elo{{agent=\"{}\"}} {}", prometheus_label(string_field(row, "agent")),
-                         number(number_field(row, "elo"))));
-  }
+  write_standings(w, standings);
   return w.take();
 }
 

@@ -182,6 +182,11 @@ void to_json(json& j, const StandingsEntry& e) {
        {"losses", e.losses},    {"points", e.points},
        {"elo", or_null(e.elo)}, {"elo_error", or_null(e.elo_error)},
        {"los", or_null(e.los)}, {"draw_ratio", e.draw_ratio}};
+  if (e.rating) {
+    j["rating"] = *e.rating;
+    j["rating_error"] = or_null(e.rating_error);
+    j["rating_bound"] = e.rating_bound;
+  }
 }
 
 void from_json(const json& j, StandingsEntry& e) {
@@ -195,6 +200,9 @@ void from_json(const json& j, StandingsEntry& e) {
   read(j, "elo_error", e.elo_error);
   read(j, "los", e.los);
   read(j, "draw_ratio", e.draw_ratio);
+  read(j, "rating", e.rating);
+  read(j, "rating_error", e.rating_error);
+  read(j, "rating_bound", e.rating_bound);
 }
 
 void to_json(json& j, const StandingsEvent& e) {

@@ -70,6 +70,10 @@ struct StandingsEntry {
   double points = 0;
   std::optional<double> elo, elo_error, los;  // null when undefined (e.g. a 100% score)
   double draw_ratio = 0;
+  // The pool rating over every game (pool_ratings.h), when the standings have one; its error
+  // (null without simulations) and bound: ">" (won every game: at least), "<" (at most) or "".
+  std::optional<double> rating, rating_error;
+  std::string rating_bound;
 };
 
 struct StandingsEvent {

@@ -233,10 +233,14 @@ SteadyClock::time_point Runner::next_wake(SteadyClock::time_point next_tick) con
   return wake;
 }
 
-Standings Runner::standings() const {
+Standings Runner::standings(bool final) const {
   std::optional<config::SprtConfig> sprt;
   if (config_.sprt && participants_.size() == 2) sprt = config_.sprt;
-  return compute_standings(names_, results_.book(), int32_t(schedule_.size()), sprt);
+  std::optional<PoolRatingOptions> pool;
+  // The standings after each game are computed on the tick loop: fewer simulations there.
+  if (options_.ratings)
+    pool = pool_options(*options_.ratings, config_.seed, final ? INT32_MAX : kLiveSimulations);
+  return compute_standings(names_, results_.book(), int32_t(schedule_.size()), sprt, pool);
 }
 
 StatusInfo Runner::status_info() const {
@@ -340,7 +344,7 @@ RunSummary Runner::wind_down(bool interrupted) {
   }
   release_closing(true);
   referee_.stop();  // its engines stop now, not when the runner goes
-  const Standings st = standings();
+  const Standings st = standings(/*final=*/true);
   RunSummary summary;
   summary.games_total = int32_t(schedule_.size());
   summary.games_done = st.games_done;

@@ -48,6 +48,8 @@ struct RunOptions {
   // Environment variables for the agents the runner makes itself (the referee: PATH, to find its
   // engine); null = none is set. The library never reads the environment itself.
   std::function<std::optional<std::string>(const std::string& name)> get_env;
+  // The pool ratings of the standings (the config's `ratings:`); null = none.
+  std::optional<config::RatingsConfig> ratings;
 };
 
 struct RunSummary {

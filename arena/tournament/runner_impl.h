@@ -64,7 +64,10 @@ class Runner {
   // Records the games still in flight unfinished, lets cancelled agents stop, ends the run.
   RunSummary wind_down(bool interrupted);
   SteadyClock::time_point next_wake(SteadyClock::time_point next_tick) const;
-  Standings standings() const;
+  // The standings now; the `final` ones run every configured rating simulation, the others at
+  // most kLiveSimulations.
+  Standings standings(bool final = false) const;
+  static constexpr int32_t kLiveSimulations = 200;
   StatusInfo status_info() const;
 
   const config::TournamentConfig& config_;

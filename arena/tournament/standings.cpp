@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "arena/tournament/pool_ratings_report.h"
+
 namespace arena::tournament {
 namespace {
 
@@ -23,8 +25,16 @@ double score_percent(const ScoreStats& s) {
   return s.games() ? 100.0 * s.points() / s.games() : 0.0;
 }
 
-double draw_percent(const ScoreStats& s) {
-  return 100.0 * (s.penta.pairs() ? s.pair_draw_ratio() : s.draw_ratio());
+// A statistic with two decimals: "inf" / "-inf" for an infinite one (a 100% score), "n/a" for one
+// that is undefined (the error bar of too few games).
+std::string fixed2(double v) {
+  return std::isnan(v) ? "n/a" : fmt::format("{:.2f}", v + 0.0);  // + 0.0: no "-0.00"
+}
+
+// `v`, one of `e`'s spreads (errors, nElo), or NaN when `e` has none (no variance: every game or
+// pair scored the same).
+double spread(const EloEstimate& e, double v) {
+  return e.valid ? v : std::nan("");
 }
 
 // Whether a failure kind counts as an illegal answer.
@@ -96,7 +106,8 @@ void add_pairs(const std::map<int32_t, std::vector<const GameRecord*>>& pairs, R
 }  // namespace
 
 Standings compute_standings(const std::vector<std::string>& agents, const GameBook& book, int32_t games_total,
-                            const std::optional<config::SprtConfig>& sprt) {
+                            const std::optional<config::SprtConfig>& sprt,
+                            const std::optional<PoolRatingOptions>& pool) {
   Standings out;
   out.games_total = games_total;
   Rows rows;
@@ -140,7 +151,30 @@ Standings compute_standings(const std::vector<std::string>& agents, const GameBo
     }
     out.sprt = s;
   }
+  if (pool) out.pool = fit_pool_ratings(pool_games(book), *pool);
   return out;
+}
+
+std::vector<PoolGame> pool_games(const GameBook& book) {
+  std::vector<PoolGame> games;
+  for (const auto& [index, g] : book.games()) {
+    if (!g.finished()) continue;
+    const std::string& result = g.result();
+    games.push_back({g.start.variant, g.start.first, g.start.second,
+                     result == "1-0"   ? 1.0
+                     : result == "0-1" ? 0.0
+                                       : 0.5});
+  }
+  return games;
+}
+
+PoolRatingOptions pool_options(const config::RatingsConfig& ratings, uint64_t seed, int32_t max_simulations) {
+  return {.anchors = ratings.anchors,
+          .pool_mean = ratings.mean,
+          .first_move_advantage = ratings.first_move_advantage,
+          .simulations = std::min(ratings.simulations, max_simulations),
+          .confidence = ratings.confidence / 100,
+          .seed = seed};
 }
 
 std::string standings_text(const Standings& st) {
@@ -151,10 +185,11 @@ std::string standings_text(const Standings& st) {
                      width, "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)");
   int rank = 0;
   for (const auto& r : st.rows)
-    out += fmt::format(
-        "{:>4} {:<{}} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10} {:>9.1f}% {:>9.1f}% {:>20}\n", ++rank,
-        r.agent, width, r.elo.elo, r.elo.elo_error, r.elo.nelo, r.elo.nelo_error, r.stats.games(),
-        score_percent(r.stats), draw_percent(r.stats), penta_text(r.stats.penta));
+    out += fmt::format("{:>4} {:<{}} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9.1f}% {:>9.1f}% {:>20}\n", ++rank,
+                       r.agent, width, fixed2(r.elo.elo), fixed2(spread(r.elo, r.elo.elo_error)),
+                       fixed2(spread(r.elo, r.elo.nelo)), fixed2(spread(r.elo, r.elo.nelo_error)),
+                       r.stats.games(), score_percent(r.stats), 100 * r.stats.draw_ratio(),
+                       penta_text(r.stats.penta));
   if (st.rows.size() == 2 && st.sprt) {
     // fastchess's head-to-head block, from the first agent's side.
     const auto it = std::find_if(st.rows.begin(), st.rows.end(),
@@ -162,9 +197,15 @@ std::string standings_text(const Standings& st) {
     if (it != st.rows.end()) {
       const StandingRow& r = *it;
       out += fmt::format("Results of {} vs {}:\n", st.sprt->first, st.sprt->second);
-      out += fmt::format("Elo: {:.2f} +/- {:.2f}, nElo: {:.2f} +/- {:.2f}\n", r.elo.elo, r.elo.elo_error,
-                         r.elo.nelo, r.elo.nelo_error);
-      out += fmt::format("LOS: {:.2f} %, DrawRatio: {:.2f} %\n", r.elo.los * 100, draw_percent(r.stats));
+      out += fmt::format("Elo: {} +/- {}, nElo: {} +/- {}\n", fixed2(r.elo.elo),
+                         fixed2(spread(r.elo, r.elo.elo_error)), fixed2(spread(r.elo, r.elo.nelo)),
+                         fixed2(spread(r.elo, r.elo.nelo_error)));
+      // fastchess's DrawRatio: over pairs (a 1-1 pair counts) when there are pairs, else over games.
+      out += fmt::format("LOS: {} %, DrawRatio: {:.2f} %{}\n", fixed2(r.elo.los * 100),
+                         100 * (r.stats.penta.pairs() ? r.stats.pair_draw_ratio() : r.stats.draw_ratio()),
+                         r.stats.penta.pairs()
+                             ? fmt::format(" of pairs, draws {:.2f} % of games", 100 * r.stats.draw_ratio())
+                             : "");
       out += fmt::format("Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1f} ({:.2f} %)\n",
                          r.stats.games(), r.stats.wins, r.stats.losses, r.stats.draws, r.stats.points(),
                          score_percent(r.stats));
@@ -186,6 +227,7 @@ std::string standings_text(const Standings& st) {
     out += fmt::format("{:<{}} {:>8} {:>8.1f}% {:>8} {:>9.3f}s {:>11.1f} {:>10.1f}%\n", r.agent, width,
                        r.moves, r.illegal_rate() * 100, r.retries, r.mean_latency_s, r.tokens_per_move,
                        r.prefix_hit_rate * 100);
+  if (st.pool) out += pool_ratings_text(*st.pool);
   return out;
 }
 
@@ -203,9 +245,9 @@ nlohmann::json standings_json(const Standings& st) {
                     {"points", r.stats.points()},
                     {"score", r.stats.games() ? r.stats.points() / r.stats.games() : 0.0},
                     {"elo", number(r.elo.elo)},
-                    {"elo_error", number(r.elo.elo_error)},
-                    {"nelo", number(r.elo.nelo)},
-                    {"nelo_error", number(r.elo.nelo_error)},
+                    {"elo_error", number(spread(r.elo, r.elo.elo_error))},
+                    {"nelo", number(spread(r.elo, r.elo.nelo))},
+                    {"nelo_error", number(spread(r.elo, r.elo.nelo_error))},
                     {"los", number(r.elo.los)},
                     {"draw_ratio", r.stats.draw_ratio()},
                     {"pair_draw_ratio", r.stats.pair_draw_ratio()},
@@ -238,6 +280,7 @@ nlohmann::json standings_json(const Standings& st) {
                                 : s.decision == SprtDecision::AcceptH0 ? "H0"
                                                                        : "continue"}};
   }
+  if (st.pool) out["ratings"] = pool_ratings_json(*st.pool);
   return out;
 }
 
@@ -250,11 +293,11 @@ std::string standings_markdown(const Standings& st) {
   int rank = 0;
   for (const auto& r : st.rows)
     out += fmt::format(
-        "| {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} | {} | {} | {:.1f} | {:.1f}% | "
-        "{:.1f}% | {:.2f}% | {} |\n",
-        ++rank, r.agent, r.elo.elo, r.elo.elo_error, r.elo.nelo, r.elo.nelo_error, r.stats.games(),
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {:.1f}% | {:.1f}% | {}% | {} |\n",
+        ++rank, r.agent, fixed2(r.elo.elo), fixed2(spread(r.elo, r.elo.elo_error)),
+        fixed2(spread(r.elo, r.elo.nelo)), fixed2(spread(r.elo, r.elo.nelo_error)), r.stats.games(),
         r.stats.wins, r.stats.draws, r.stats.losses, r.stats.points(), score_percent(r.stats),
-        draw_percent(r.stats), r.elo.los * 100, penta_text(r.stats.penta));
+        100 * r.stats.draw_ratio(), fixed2(r.elo.los * 100), penta_text(r.stats.penta));
   out += "\n| Agent | Moves | Illegal answers | Retries | Mean latency | Tokens/move | Prefix hit rate |\n";
   out += "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : st.rows)
@@ -268,16 +311,37 @@ std::string standings_markdown(const Standings& st) {
         s.first, s.second, s.config.elo0, s.config.elo1, s.config.alpha, s.config.beta, s.llr, s.bounds.lower,
         s.bounds.upper);
   }
+  if (st.pool) out += "\n## Ratings\n\n" + pool_ratings_markdown(*st.pool);
   return out;
 }
 
 StandingsEvent standings_event(const Standings& st) {
   auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
   StandingsEvent event;
-  for (const auto& r : st.rows)
-    event.rows.push_back({r.agent, r.stats.games(), r.stats.wins, r.stats.draws, r.stats.losses,
-                          r.stats.points(), finite(r.elo.elo), finite(r.elo.elo_error), finite(r.elo.los),
-                          r.stats.draw_ratio()});
+  for (const auto& r : st.rows) {
+    StandingsEntry e{r.agent,
+                     r.stats.games(),
+                     r.stats.wins,
+                     r.stats.draws,
+                     r.stats.losses,
+                     r.stats.points(),
+                     finite(r.elo.elo),
+                     finite(spread(r.elo, r.elo.elo_error)),
+                     finite(r.elo.los),
+                     r.stats.draw_ratio(),
+                     std::nullopt,
+                     std::nullopt,
+                     ""};
+    if (st.pool)
+      for (const PoolRating& p : st.pool->players)
+        if (p.name == r.agent) {
+          e.rating = p.rating;
+          e.rating_error = finite(p.error);
+          if (p.bound != RatingBound::None)
+            e.rating_bound.push_back(p.bound == RatingBound::AtLeast ? '>' : '<');
+        }
+    event.rows.push_back(std::move(e));
+  }
   return event;
 }
 

@@ -3,8 +3,11 @@
 // trinomial otherwise), LOS, draw ratio and the pentanomial counts; the agents' own numbers
 // (illegal-answer rate, retries, mean latency, tokens per move, prefix hit rate); and for a
 // two-agent match the SPRT state. Printed as fastchess lays it out, and as JSON and Markdown.
+// Beside these per-agent statistics, the ratings of every agent at once over every game
+// (pool_ratings.h), when asked for.
 #pragma once
 
+#include <climits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,6 +16,7 @@
 #include "arena/config/config.h"
 #include "arena/tournament/events.h"
 #include "arena/tournament/game_record.h"
+#include "arena/tournament/pool_ratings.h"
 #include "arena/tournament/ratings.h"
 
 namespace arena::tournament {
@@ -50,12 +54,21 @@ struct Standings {
   int32_t games_done = 0, games_total = 0;
   std::vector<StandingRow> rows;  // best first (by Elo, then points)
   std::optional<SprtState> sprt;
+  std::optional<PoolRatings> pool;  // the ratings over every game, when asked for
 };
 
+// Every finished game of `book` for the pool ratings.
+std::vector<PoolGame> pool_games(const GameBook& book);
+// The pool-rating options of a config's `ratings:` section; at most `max_simulations` of them (the
+// live standings use fewer than the final ones).
+PoolRatingOptions pool_options(const config::RatingsConfig& ratings, uint64_t seed,
+                               int32_t max_simulations = INT32_MAX);
+
 // Standings of `agents` (in participant order; the first two are the SPRT pair) over the
-// finished games of `book`.
+// finished games of `book`; with `pool`, also the pool ratings.
 Standings compute_standings(const std::vector<std::string>& agents, const GameBook& book, int32_t games_total,
-                            const std::optional<config::SprtConfig>& sprt);
+                            const std::optional<config::SprtConfig>& sprt,
+                            const std::optional<PoolRatingOptions>& pool = std::nullopt);
 
 // The terminal table (fastchess layout: Rank Name Elo +/- nElo +/- Games Score Draw Ptnml(0-2)),
 // then the agents' numbers, then the SPRT line.

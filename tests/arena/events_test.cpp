@@ -65,8 +65,10 @@ TEST_CASE("every event type reads back as written", "[arena]") {
   end.failure_kind.reset();
   CHECK_FALSE(json(Event{3, 4.0, end}).contains("failure_kind"));
   StandingsEvent st;
-  st.rows.push_back({"a", 2, 2, 0, 0, 2.0, std::nullopt, std::nullopt, std::nullopt, 0.0});
+  st.rows.push_back(
+      {"a", 2, 2, 0, 0, 2.0, std::nullopt, std::nullopt, std::nullopt, 0.0, 1500.0, std::nullopt, ">"});
   CHECK(json(Event{4, 5.0, st})["rows"][0]["elo"].is_null());
+  CHECK(json(Event{4, 5.0, st})["rows"][0]["rating_bound"] == ">");
   MetricsEvent metrics;
   metrics.model = "m";
   CHECK(json(Event{std::nullopt, 1, metrics})["deadline_misses"].is_null());

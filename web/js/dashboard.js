@@ -7,12 +7,12 @@
   const WINDOW = 3600;
   const models = new Map();  // model -> [samples]
   const PLOTS = [
-    { key: 'ttft', title: 'TTFT', unit: 's', series: [['p50', 'ttft_p50', '#1f77b4'], ['p99', 'ttft_p99', '#d62728']] },
+    { key: 'ttft', title: 'TTFT', format: ArenaPlot.formats.seconds, series: [['p50', 'ttft_p50', '#1f77b4'], ['p99', 'ttft_p99', '#d62728']] },
     { key: 'queue', title: 'Requests', series: [['waiting', 'queue', '#ff7f0e'], ['running', 'running', '#2ca02c']] },
     { key: 'batch', title: 'Batch size', unit: 'seqs/step', series: [['batch', 'batch', '#9467bd']] },
     { key: 'tps', title: 'Throughput', unit: 'tokens/s', series: [['prompt', 'prompt_tps', '#8c564b'], ['gen', 'gen_tps', '#17becf']] },
     { key: 'kv', title: 'KV blocks', series: [['used', 'kv_used', '#e377c2'], ['total', 'kv_total', '#7f7f7f']] },
-    { key: 'hit', title: 'Prefix-cache hit rate', yMax: 1, series: [['hit', 'prefix_hit_rate', '#bcbd22']] },
+    { key: 'hit', title: 'Prefix-cache hit rate', yMax: 1, format: ArenaPlot.formats.percent, series: [['hit', 'prefix_hit_rate', '#bcbd22']] },
     { key: 'pre', title: 'Preemptions', unit: 'per sample', series: [['preemptions', 'preemptions', '#d62728']] },
     { key: 'miss', title: 'Deadline misses', unit: 'total', series: [['runner', 'deadline_misses', '#ff7f0e'], ['engine', 'engine_deadline_misses', '#1f77b4']] },
   ];
@@ -37,7 +37,7 @@
     const window = Math.min(WINDOW, Math.max(60, Math.ceil(span / 60) * 60));
     for (const p of PLOTS) {
       const box = node.querySelector(`[data-plot="${p.key}"]`);
-      ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window, yMax: p.yMax,
+      ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window, yMax: p.yMax, format: p.format,
         series: p.series.map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, s[field] ?? null]) })) });
     }
     document.body.dataset.samples = String(samples.length);

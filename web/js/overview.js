@@ -41,15 +41,21 @@
 
   function renderStandings() {
     const table = document.getElementById('standings');
-    const head = Arena.el('tr', {}, ...['#', 'agent', 'games', '+', '=', '-', 'points', 'Elo', 'LOS']
-      .map((h) => Arena.el('th', { text: h })));
+    const rated = state.standings.some((r) => r.rating !== undefined && r.rating !== null);
+    const head = Arena.el('tr', {}, ...['#', 'agent', 'games', '+', '=', '-', 'points', 'Elo', 'LOS',
+      ...(rated ? ['rating'] : [])].map((h) => Arena.el('th', { text: h })));
+    // The pool rating over every game (Ordo's model): ">R" is a floor, "<R" a ceiling.
+    const rating = (r) => (r.rating === undefined || r.rating === null ? '-'
+      : `${r.rating_bound || ''}${Arena.num(r.rating, 0)}` +
+        (r.rating_error === undefined || r.rating_error === null ? '' : ` \u00b1 ${Arena.num(r.rating_error, 0)}`));
     const rows = state.standings.map((r, i) => Arena.el('tr', {},
       Arena.el('td', { text: String(i + 1) }), Arena.el('td', { text: r.agent }),
       Arena.el('td', { text: String(r.games) }), Arena.el('td', { text: String(r.wins) }),
       Arena.el('td', { text: String(r.draws) }), Arena.el('td', { text: String(r.losses) }),
       Arena.el('td', { text: String(r.points) }),
       Arena.el('td', { text: r.elo === undefined ? '-' : `${Arena.num(r.elo, 0)} \u00b1 ${Arena.num(r.elo_error, 0)}` }),
-      Arena.el('td', { text: r.los === undefined || r.los === null ? '-' : `${Arena.num(100 * r.los, 0)}%` })));
+      Arena.el('td', { text: r.los === undefined || r.los === null ? '-' : `${Arena.num(100 * r.los, 0)}%` }),
+      ...(rated ? [Arena.el('td', { class: 'rating', text: rating(r) })] : [])));
     table.replaceChildren(head, ...rows);
   }
 

@@ -10,18 +10,32 @@ const ArenaPlot = (() => {
     if (text !== undefined) n.textContent = text;
     return n;
   };
-  const fmt = (v) => {
-    if (v === null || v === undefined || !isFinite(v)) return '-';
+  const missing = (v) => v === null || v === undefined || !isFinite(v);
+  const plain = (v) => {
+    if (missing(v)) return '-';
     const a = Math.abs(v);
-    if (a >= 1000) return v.toFixed(0);
-    if (a >= 10) return v.toFixed(1);
-    if (a >= 0.1 || a === 0) return v.toFixed(2);
-    return v.toExponential(1);
+    if (a >= 10000) return `${(v / 1000).toFixed(0)}k`;
+    if (a >= 1000) return `${(v / 1000).toFixed(1)}k`;
+    if (a >= 10 || Number.isInteger(v)) return v.toFixed(0);
+    return v.toFixed(a >= 1 ? 1 : 2);
   };
+  // Seconds in human units: 850 us, 60 ms, 1.2 s.
+  const seconds = (v) => {
+    if (missing(v)) return '-';
+    const a = Math.abs(v);
+    if (a === 0) return '0';
+    if (a < 1e-3) return `${(v * 1e6).toFixed(0)} us`;
+    if (a < 1) return `${(v * 1e3).toFixed(a < 0.01 ? 1 : 0)} ms`;
+    return `${v.toFixed(a < 10 ? 2 : 1)} s`;
+  };
+  // A fraction 0..1 as a percentage.
+  const percent = (v) => (missing(v) ? '-' : `${(100 * v).toFixed(0)}%`);
 
   // Draws into `container`: opts {title, unit, series: [{name, color, points: [[t, v|null]...]}],
-  // now (Unix s), window (s), yMin (default 0), yMax (optional)}.
+  // now (Unix s), window (s), yMin (default 0), yMax (optional), format (value -> text: the axis
+  // and the legend; default a plain number)}.
   function draw(container, opts) {
+    const fmt = opts.format || plain;
     const W = 360, H = 150, L = 44, R = 8, T = 22, B = 20;
     const now = opts.now, span = opts.window || 3600;
     const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'plot' });
@@ -62,5 +76,5 @@ const ArenaPlot = (() => {
     return svg;
   }
 
-  return { draw };
+  return { draw, formats: { plain, seconds, percent } };
 })();
