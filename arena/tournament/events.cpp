@@ -111,7 +111,10 @@ void to_json(json& j, const MoveEvent& e) {
        {"substitute", e.substitute ? json(config::to_string(*e.substitute)) : json(nullptr)},
        {"failure", std::move(failure)},
        {"score_cp", or_null(e.score_cp)}};
-  if (e.has_referee) j["referee_cp"] = or_null(e.referee_cp);
+  if (e.has_referee) {
+    j["referee_cp"] = or_null(e.referee_cp);
+    j["referee_best"] = or_null(e.referee_best);
+  }
 }
 
 void from_json(const json& j, MoveEvent& e) {
@@ -152,6 +155,7 @@ void from_json(const json& j, MoveEvent& e) {
   read(j, "score_cp", e.score_cp);
   e.has_referee = j.contains("referee_cp");
   read(j, "referee_cp", e.referee_cp);
+  read(j, "referee_best", e.referee_best);  // absent in logs written before it existed
 }
 
 void to_json(json& j, const GameEnd& e) {
@@ -182,6 +186,13 @@ void to_json(json& j, const StandingsEntry& e) {
        {"losses", e.losses},    {"points", e.points},
        {"elo", or_null(e.elo)}, {"elo_error", or_null(e.elo_error)},
        {"los", or_null(e.los)}, {"draw_ratio", e.draw_ratio}};
+  if (e.quality) {
+    j["acpl"] = or_null(e.quality->acpl);
+    j["accuracy"] = or_null(e.quality->accuracy);
+    j["inaccuracies"] = e.quality->inaccuracies;
+    j["mistakes"] = e.quality->mistakes;
+    j["blunders"] = e.quality->blunders;
+  }
 }
 
 void from_json(const json& j, StandingsEntry& e) {
@@ -195,6 +206,15 @@ void from_json(const json& j, StandingsEntry& e) {
   read(j, "elo_error", e.elo_error);
   read(j, "los", e.los);
   read(j, "draw_ratio", e.draw_ratio);
+  e.quality.reset();
+  if (j.contains("blunders")) {
+    StandingsQuality& q = e.quality.emplace();
+    read(j, "acpl", q.acpl);
+    read(j, "accuracy", q.accuracy);
+    read(j, "inaccuracies", q.inaccuracies);
+    read(j, "mistakes", q.mistakes);
+    read(j, "blunders", q.blunders);
+  }
 }
 
 void to_json(json& j, const StandingsEvent& e) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "arena/tournament/move_quality_report.h"
+
 namespace arena::tournament {
 namespace {
 
@@ -140,6 +142,7 @@ Standings compute_standings(const std::vector<std::string>& agents, const GameBo
     }
     out.sprt = s;
   }
+  out.quality = compute_move_quality(book);
   return out;
 }
 
@@ -186,6 +189,7 @@ std::string standings_text(const Standings& st) {
     out += fmt::format("{:<{}} {:>8} {:>8.1f}% {:>8} {:>9.3f}s {:>11.1f} {:>10.1f}%\n", r.agent, width,
                        r.moves, r.illegal_rate() * 100, r.retries, r.mean_latency_s, r.tokens_per_move,
                        r.prefix_hit_rate * 100);
+  out += move_quality_text(st);
   return out;
 }
 
@@ -238,6 +242,7 @@ nlohmann::json standings_json(const Standings& st) {
                                 : s.decision == SprtDecision::AcceptH0 ? "H0"
                                                                        : "continue"}};
   }
+  add_move_quality_json(out, st);
   return out;
 }
 
@@ -268,6 +273,7 @@ std::string standings_markdown(const Standings& st) {
         s.first, s.second, s.config.elo0, s.config.elo1, s.config.alpha, s.config.beta, s.llr, s.bounds.lower,
         s.bounds.upper);
   }
+  out += move_quality_markdown(st);
   return out;
 }
 
@@ -277,7 +283,7 @@ StandingsEvent standings_event(const Standings& st) {
   for (const auto& r : st.rows)
     event.rows.push_back({r.agent, r.stats.games(), r.stats.wins, r.stats.draws, r.stats.losses,
                           r.stats.points(), finite(r.elo.elo), finite(r.elo.elo_error), finite(r.elo.los),
-                          r.stats.draw_ratio()});
+                          r.stats.draw_ratio(), move_quality_entry(st, r.agent)});
   return event;
 }
 

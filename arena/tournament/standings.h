@@ -1,10 +1,12 @@
 // Standings from the finished games: per agent games, W/D/L, points, Elo +- 95% error and nElo
 // (pentanomial when the agent has complete colour-swapped pairs, as fastchess reports them,
 // trinomial otherwise), LOS, draw ratio and the pentanomial counts; the agents' own numbers
-// (illegal-answer rate, retries, mean latency, tokens per move, prefix hit rate); and for a
-// two-agent match the SPRT state. Printed as fastchess lays it out, and as JSON and Markdown.
+// (illegal-answer rate, retries, mean latency, tokens per move, prefix hit rate); with a referee,
+// the move quality (move_quality.h); and for a two-agent match the SPRT state. Printed as fastchess lays it
+// out, and as JSON and Markdown.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "arena/config/config.h"
 #include "arena/tournament/events.h"
 #include "arena/tournament/game_record.h"
+#include "arena/tournament/move_quality.h"
 #include "arena/tournament/ratings.h"
 
 namespace arena::tournament {
@@ -50,6 +53,8 @@ struct Standings {
   int32_t games_done = 0, games_total = 0;
   std::vector<StandingRow> rows;  // best first (by Elo, then points)
   std::optional<SprtState> sprt;
+  // Per agent, how good its moves were by the referee's scores; null without a referee.
+  std::optional<std::map<std::string, AgentQuality>> quality;
 };
 
 // Standings of `agents` (in participant order; the first two are the SPRT pair) over the
