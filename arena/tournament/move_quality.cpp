@@ -18,12 +18,18 @@ constexpr int32_t kOpeningPlies = 20;
 // Divider uses 6 majors and minors).
 constexpr int32_t kEndgamePieces = 6;
 
-bool is_mate(int32_t cp) { return std::abs(cp) >= kMateScoreCp; }
+bool is_mate(int32_t cp) {
+  return std::abs(cp) >= kMateScoreCp;
+}
 
-int32_t ceiled(int32_t cp) { return std::clamp(cp, -kCeiling, kCeiling); }
+int32_t ceiled(int32_t cp) {
+  return std::clamp(cp, -kCeiling, kCeiling);
+}
 
 // Winning chances in [-1, 1], as Advice.scala judges by.
-double winning_chances(int32_t cp) { return 2.0 / (1.0 + std::exp(-kWinSlope * ceiled(cp))) - 1.0; }
+double winning_chances(int32_t cp) {
+  return 2.0 / (1.0 + std::exp(-kWinSlope * ceiled(cp))) - 1.0;
+}
 
 // The mover's score after the game's last move when the rules ended the game there (the referee
 // is not asked then): a win counts as a mate delivered, a draw as 0.
@@ -72,23 +78,29 @@ const char* glyph(Judgment judgment) {
   return kGlyphs[int(judgment)];
 }
 
-double win_percent(int32_t cp) { return 50.0 + 50.0 * winning_chances(cp); }
+double win_percent(int32_t cp) {
+  return 50.0 + 50.0 * winning_chances(cp);
+}
 
 double move_accuracy(double win_before, double win_after) {
   if (win_after >= win_before) return 100.0;
   // lichess's fit of accuracy to the win% lost, plus 1 for the referee's imperfect analysis.
-  const double raw = 103.1668100711649 * std::exp(-0.04354415386753951 * (win_before - win_after)) -
-                     3.166924740191411;
+  const double raw =
+      103.1668100711649 * std::exp(-0.04354415386753951 * (win_before - win_after)) - 3.166924740191411;
   return std::clamp(raw + 1.0, 0.0, 100.0);
 }
 
-int32_t cp_loss(int32_t before, int32_t after) { return std::max(0, ceiled(before) - ceiled(after)); }
+int32_t cp_loss(int32_t before, int32_t after) {
+  return std::max(0, ceiled(before) - ceiled(after));
+}
 
 Judgment judge(int32_t before, int32_t after) {
   if (!is_mate(before) && !is_mate(after)) {
     const double drop = winning_chances(before) - winning_chances(after);
-    return drop >= 0.3 ? Judgment::Blunder : drop >= 0.2 ? Judgment::Mistake : drop >= 0.1 ? Judgment::Inaccuracy
-                                                                                              : Judgment::None;
+    return drop >= 0.3   ? Judgment::Blunder
+           : drop >= 0.2 ? Judgment::Mistake
+           : drop >= 0.1 ? Judgment::Inaccuracy
+                         : Judgment::None;
   }
   // lichess's MateAdvice: a mate against the mover that was not there (graded by how lost the
   // position already was), or a mate of the mover's that is gone (by how much is left).
@@ -158,8 +170,10 @@ std::optional<double> game_accuracy(const std::vector<MoveQualityEntry>& moves, 
     weighted += m.accuracy * weight;
     weights += weight;
     ++count;
-    if (m.accuracy <= 0) zero = true;
-    else inverse_sum += 1.0 / m.accuracy;
+    if (m.accuracy <= 0)
+      zero = true;
+    else
+      inverse_sum += 1.0 / m.accuracy;
   }
   if (count == 0) return std::nullopt;
   const double harmonic = zero ? 0.0 : count / inverse_sum;

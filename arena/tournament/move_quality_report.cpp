@@ -31,7 +31,8 @@ std::vector<Line> lines_of(const std::string& agent, const AgentQuality& q) {
 std::vector<std::pair<std::string, const AgentQuality*>> agents_of(const Standings& st) {
   std::vector<std::pair<std::string, const AgentQuality*>> out;
   for (const auto& r : st.rows)
-    if (const auto it = st.quality->find(r.agent); it != st.quality->end()) out.emplace_back(r.agent, &it->second);
+    if (const auto it = st.quality->find(r.agent); it != st.quality->end())
+      out.emplace_back(r.agent, &it->second);
   return out;
 }
 
@@ -39,7 +40,9 @@ std::string optional_text(const std::optional<double>& v, const char* suffix) {
   return v ? fmt::format("{:.1f}{}", *v, suffix) : std::string("-");
 }
 
-nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
 
 nlohmann::json stats_json(const QualityStats& s) {
   return {{"moves", s.moves},

@@ -82,13 +82,13 @@ TEST_CASE("lichess's win percent and move accuracy", "[arena][quality]") {
 
 TEST_CASE("lichess's judgments: thresholds and mates", "[arena][quality]") {
   // A drop in winning chances of 0.1 / 0.2 / 0.3 from an even position.
-  CHECK(judge(0, -50) == Judgment::None);         // 0.092
-  CHECK(judge(0, -60) == Judgment::Inaccuracy);   // 0.110
-  CHECK(judge(0, -120) == Judgment::Mistake);     // 0.217
-  CHECK(judge(0, -160) == Judgment::Mistake);     // 0.286
-  CHECK(judge(0, -170) == Judgment::Blunder);     // 0.303
-  CHECK(judge(-120, 0) == Judgment::None);        // a gain
-  CHECK(judge(3000, 1500) == Judgment::None);     // both beyond the ceiling
+  CHECK(judge(0, -50) == Judgment::None);        // 0.092
+  CHECK(judge(0, -60) == Judgment::Inaccuracy);  // 0.110
+  CHECK(judge(0, -120) == Judgment::Mistake);    // 0.217
+  CHECK(judge(0, -160) == Judgment::Mistake);    // 0.286
+  CHECK(judge(0, -170) == Judgment::Blunder);    // 0.303
+  CHECK(judge(-120, 0) == Judgment::None);       // a gain
+  CHECK(judge(3000, 1500) == Judgment::None);    // both beyond the ceiling
   // A mate against the mover that was not there, by how lost it already was.
   CHECK(judge(-1200, -29990) == Judgment::Inaccuracy);
   CHECK(judge(-800, -29990) == Judgment::Mistake);
@@ -140,7 +140,7 @@ TEST_CASE("a worked game: ACPL, accuracy, blunders, missing scores, mates, the f
   CHECK(moves[7].judgment == Judgment::Blunder);
   CHECK(moves[8].scored);
   CHECK(moves[8].judgment == Judgment::None);
-  CHECK_FALSE(moves[9].scored);  // substituted
+  CHECK_FALSE(moves[9].scored);     // substituted
   CHECK(moves[10].after == 30000);  // checkmate by the rules
   CHECK(moves[10].scored);
   CHECK(moves[10].cp_loss == 0);
