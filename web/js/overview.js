@@ -41,15 +41,19 @@
 
   function renderStandings() {
     const table = document.getElementById('standings');
-    const head = Arena.el('tr', {}, ...['#', 'agent', 'games', '+', '=', '-', 'points', 'Elo', 'LOS']
-      .map((h) => Arena.el('th', { text: h })));
+    // Move quality, when the tournament has a referee (its rows carry `acpl`).
+    const quality = state.standings.some((r) => 'acpl' in r);
+    const head = Arena.el('tr', {}, ...['#', 'agent', 'games', '+', '=', '-', 'points', 'Elo', 'LOS',
+      ...(quality ? ['ACPL', 'accuracy'] : [])].map((h) => Arena.el('th', { text: h })));
     const rows = state.standings.map((r, i) => Arena.el('tr', {},
       Arena.el('td', { text: String(i + 1) }), Arena.el('td', { text: r.agent }),
       Arena.el('td', { text: String(r.games) }), Arena.el('td', { text: String(r.wins) }),
       Arena.el('td', { text: String(r.draws) }), Arena.el('td', { text: String(r.losses) }),
       Arena.el('td', { text: String(r.points) }),
       Arena.el('td', { text: r.elo === undefined ? '-' : `${Arena.num(r.elo, 0)} \u00b1 ${Arena.num(r.elo_error, 0)}` }),
-      Arena.el('td', { text: r.los === undefined || r.los === null ? '-' : `${Arena.num(100 * r.los, 0)}%` })));
+      Arena.el('td', { text: r.los === undefined || r.los === null ? '-' : `${Arena.num(100 * r.los, 0)}%` }),
+      ...(quality ? [Arena.el('td', { class: 'acpl', text: Arena.num(r.acpl, 1) }),
+        Arena.el('td', { class: 'accuracy', text: r.accuracy === null || r.accuracy === undefined ? '-' : `${Arena.num(r.accuracy, 1)}%` })] : [])));
     table.replaceChildren(head, ...rows);
   }
 
