@@ -93,6 +93,11 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
     check(arrow && arrow === moves3[2].referee_best, `${name}: ply 3 shows the referee's best move ${moves3[2].referee_best} as an arrow (${arrow})`);
     check((await page.textContent('#move-detail')).includes('best reply'), `${name}: the move's details give the referee's score and best reply`);
     await page.screenshot({ path: path.join(outDir, `game-${name}-ply3.png`), fullPage: true });
+    // The page judges as the standings do: tests/arena/move_quality_test.cpp's hand-worked cases.
+    const judged = await page.evaluate(() => [[0, -50], [0, -60], [0, -120], [0, -170], [-120, 0], [-1200, -29990],
+      [-800, -29990], [50, -29990], [29990, 1200], [29990, 800], [29990, -29995], [29995, 29990], [100, 29990],
+      [-29995, -29998]].map(([b, a]) => ArenaQuality.judge(b, a)).join(' '));
+    check(judged === ' ?! ? ??  ?! ? ?? ?! ? ??   ', `${name}: the page's judgments match move_quality.h's (${judged})`);
     await page.click('#last');
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(outDir, `game-${name}.png`), fullPage: true });
