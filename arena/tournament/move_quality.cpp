@@ -41,7 +41,7 @@ std::optional<int32_t> rules_end_score(const GameRecord& g, const MoveEvent& las
   return first_won == last.first_side ? 30000 : -30000;
 }
 
-// The population standard deviation of `xs` (0 with fewer than two).
+// The population standard deviation of `xs` (as lila's; 0 with fewer than two).
 double deviation(const std::vector<double>& xs) {
   if (xs.size() < 2) return 0;
   double mean = 0;
@@ -158,7 +158,6 @@ std::optional<double> game_accuracy(const std::vector<MoveQualityEntry>& moves, 
   const size_t window = std::clamp<size_t>(n / 10, 2, 8);
   double weighted = 0, weights = 0, inverse_sum = 0;
   int32_t count = 0;
-  bool zero = false;
   for (size_t i = 0; i < n; ++i) {
     const auto& m = moves[i];
     if (!m.scored || m.first_side != first_side) continue;
@@ -170,14 +169,10 @@ std::optional<double> game_accuracy(const std::vector<MoveQualityEntry>& moves, 
     weighted += m.accuracy * weight;
     weights += weight;
     ++count;
-    if (m.accuracy <= 0)
-      zero = true;
-    else
-      inverse_sum += 1.0 / m.accuracy;
+    inverse_sum += 1.0 / std::max(1.0, m.accuracy);  // as lila's harmonic mean: at least 1 each
   }
   if (count == 0) return std::nullopt;
-  const double harmonic = zero ? 0.0 : count / inverse_sum;
-  return (weighted / weights + harmonic) / 2.0;
+  return (weighted / weights + count / inverse_sum) / 2.0;
 }
 
 std::optional<double> QualityStats::acpl() const {

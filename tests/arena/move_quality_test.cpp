@@ -178,6 +178,11 @@ TEST_CASE("a drawn last move counts as 0, and no referee means no move quality",
   CHECK(moves[2].after == 0);
   CHECK(moves[2].cp_loss == 300);
   CHECK(moves[2].judgment == Judgment::Blunder);
+  // A move of accuracy 0 counts as 1 in lichess's harmonic mean: b's only scored move throws a
+  // +1000 away (97.5 win% down to 2.5): weighted mean 0, harmonic mean 1, game accuracy 0.5.
+  const auto thrown = judge_game(game_with_scores({-1000, -1000, 1000}, "1-0").games().begin()->second);
+  CHECK(thrown[1].accuracy == 0.0);
+  CHECK(*game_accuracy(thrown, false) == Approx(0.5));
   // Every score missing: the block is there, with nothing scored.
   const auto none = compute_move_quality(game_with_scores({std::nullopt, std::nullopt}, "1/2-1/2"));
   REQUIRE(none.has_value());
