@@ -45,14 +45,15 @@ struct Source {
   std::string dir;
   std::vector<PoolGame> games;
   std::map<std::string, std::string> agent_configs;  // name -> the agent's YAML
-  std::map<std::string, double> anchors;              // its config's ratings.anchors
+  std::map<std::string, double> anchors;             // its config's ratings.anchors
 };
 
 std::expected<Source, std::string> read_source(const std::string& dir) {
   Source s{dir, {}, {}, {}};
   fs::path log = fs::path(dir) / "events.jsonl";
   if (fs::is_regular_file(dir)) log = dir;
-  if (!fs::exists(log)) return std::unexpected(fmt::format("'{}' has no events.jsonl (is it a results folder?)", dir));
+  if (!fs::exists(log))
+    return std::unexpected(fmt::format("'{}' has no events.jsonl (is it a results folder?)", dir));
   auto contents = tournament::read_event_log(log);
   if (!contents) return std::unexpected(contents.error());
   tournament::GameBook book;
@@ -75,7 +76,9 @@ std::expected<Source, std::string> read_source(const std::string& dir) {
       for (const auto& field : e.value.entries)
         if (field.key.scalar == "anchors" && field.value.is_map())
           for (const auto& a : field.value.entries)
-            if (double v = 0; std::from_chars(a.value.scalar.data(), a.value.scalar.data() + a.value.scalar.size(), v).ec == std::errc())
+            if (double v = 0;
+                std::from_chars(a.value.scalar.data(), a.value.scalar.data() + a.value.scalar.size(), v).ec ==
+                std::errc())
               s.anchors[a.key.scalar] = v;
   }
   return s;
@@ -102,9 +105,10 @@ std::vector<std::string> config_notes(const std::vector<Source>& sources) {
     for (const auto& [name, yaml] : s.agent_configs) {
       auto [it, fresh] = first.emplace(name, std::pair(s.dir, yaml));
       if (!fresh && it->second.second != yaml)
-        notes.push_back(fmt::format("agent '{}' is configured differently in {} and {} (their config.yaml): "
-                                    "its games are rated as one player",
-                                    name, it->second.first, s.dir));
+        notes.push_back(
+            fmt::format("agent '{}' is configured differently in {} and {} (their config.yaml): "
+                        "its games are rated as one player",
+                        name, it->second.first, s.dir));
     }
   return notes;
 }
@@ -121,7 +125,8 @@ int run_ratings(const RatingsFlags& f) {
     const auto [end, ec] = std::from_chars(f.advantage.data(), f.advantage.data() + f.advantage.size(), elo);
     if (ec != std::errc() || end != f.advantage.data() + f.advantage.size() || std::abs(elo) > 1000)
       return usage_error("ratings", fmt::format("--first-move-advantage '{}' is `fit` or a number of Elo "
-                                                "points between -1000 and 1000", f.advantage));
+                                                "points between -1000 and 1000",
+                                                f.advantage));
     options.first_move_advantage = elo;
   }
   std::vector<Source> sources;
@@ -153,7 +158,8 @@ int run_ratings(const RatingsFlags& f) {
     out = tournament::pool_ratings_csv(r);
   } else {
     const bool md = f.format == "md";
-    for (const Source& s : sources) out += fmt::format("{}{}: {} games\n", md ? "- " : "", s.dir, s.games.size());
+    for (const Source& s : sources)
+      out += fmt::format("{}{}: {} games\n", md ? "- " : "", s.dir, s.games.size());
     out += "\n" + (md ? tournament::pool_ratings_markdown(r) : tournament::pool_ratings_text(r));
     for (const auto& n : notes) out += (md ? "\n**Note:** " : "Note: ") + n + "\n";
   }
@@ -178,10 +184,12 @@ void add_ratings_command(CLI::App& root, Action& action) {
                   "else the pool's mean is fixed)");
   cmd->add_option("--mean", f.mean, "The pool's mean rating without anchors (default 0)")
       ->check(number_in(-100000, 100000));
-  cmd->add_option("--first-move-advantage", f.advantage, "Elo points for every variant (default 0), or `fit`: fitted per variant");
+  cmd->add_option("--first-move-advantage", f.advantage,
+                  "Elo points for every variant (default 0), or `fit`: fitted per variant");
   cmd->add_option("--simulations", f.simulations, "Simulations for the error bars (default 1000; 0 = none)")
       ->check(CLI::Range(0, 100000));
-  cmd->add_option("--confidence", f.confidence, "Of the error bars, percent (default 95)")->check(number_in(50, 99.99));
+  cmd->add_option("--confidence", f.confidence, "Of the error bars, percent (default 95)")
+      ->check(number_in(50, 99.99));
   cmd->add_option("--seed", f.seed, "Of the simulations (default 1)");
   cmd->add_option("--format", f.format, "txt (default), md, json or csv")
       ->check(CLI::IsMember({"txt", "md", "json", "csv"}));

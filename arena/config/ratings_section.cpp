@@ -52,8 +52,9 @@ void read_advantage(FieldReader& r, Diagnostics& diag, RatingsConfig& out) {
   const std::string text = v->is_scalar() ? v->scalar : "";
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), elo);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || std::abs(elo) > 1000)
-    return diag.error(v->mark, "ratings.first_move_advantage is `fit` (fitted per variant) or a number of Elo "
-                               "points between -1000 and 1000");
+    return diag.error(v->mark,
+                      "ratings.first_move_advantage is `fit` (fitted per variant) or a number of Elo "
+                      "points between -1000 and 1000");
   out.first_move_advantage = elo;
 }
 

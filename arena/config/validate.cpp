@@ -231,9 +231,15 @@ void check_tournament(LoadContext& ctx, Config& config, const Marks& marks) {
     }
     if (a.variants.empty()) a.variants = playable;
   }
-  // Agents that do not take part keep their own variants, filled in for the resolved config.
+  // Agents that do not take part keep their own variants, filled in for the resolved config. The
+  // referee, though, is asked about every game: its engine says which it plays (UCI_Variant) when
+  // it runs, so it is not narrowed to chess as a UCI player without `variants:` is.
   for (auto& a : config.agents)
-    if (a.variants.empty()) a.variants = supported_variants(a);
+    if (a.variants.empty())
+      a.variants =
+          a.name == t.adjudication.referee && std::holds_alternative<agents::UciAgentConfig>(a.params)
+              ? t.games
+              : supported_variants(a);
 
   if (t.agents.size() < 2 && !config.agents.empty())
     ctx.diag.error(explicit_participants ? tm.agents : tm.section,

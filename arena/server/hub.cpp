@@ -248,6 +248,7 @@ json Hub::game_summary(const tournament::GameRecord& record, const Board& board)
   if (board.game) s["board"] = board_json(board.game->board_view());
   s["result"] = record.end ? json(record.end->result) : json();
   s["reason"] = record.end ? json(record.end->reason) : json();
+  s["termination"] = record.end ? json(record.end->termination) : json();
   return s;
 }
 

@@ -111,7 +111,10 @@ void to_json(json& j, const MoveEvent& e) {
        {"substitute", e.substitute ? json(config::to_string(*e.substitute)) : json(nullptr)},
        {"failure", std::move(failure)},
        {"score_cp", or_null(e.score_cp)}};
-  if (e.has_referee) j["referee_cp"] = or_null(e.referee_cp);
+  if (e.has_referee) {
+    j["referee_cp"] = or_null(e.referee_cp);
+    j["referee_best"] = or_null(e.referee_best);
+  }
 }
 
 void from_json(const json& j, MoveEvent& e) {
@@ -152,6 +155,7 @@ void from_json(const json& j, MoveEvent& e) {
   read(j, "score_cp", e.score_cp);
   e.has_referee = j.contains("referee_cp");
   read(j, "referee_cp", e.referee_cp);
+  read(j, "referee_best", e.referee_best);  // absent in logs written before it existed
 }
 
 void to_json(json& j, const GameEnd& e) {
@@ -187,6 +191,13 @@ void to_json(json& j, const StandingsEntry& e) {
     j["rating_error"] = or_null(e.rating_error);
     j["rating_bound"] = e.rating_bound;
   }
+  if (e.quality) {
+    j["acpl"] = or_null(e.quality->acpl);
+    j["accuracy"] = or_null(e.quality->accuracy);
+    j["inaccuracies"] = e.quality->inaccuracies;
+    j["mistakes"] = e.quality->mistakes;
+    j["blunders"] = e.quality->blunders;
+  }
 }
 
 void from_json(const json& j, StandingsEntry& e) {
@@ -203,6 +214,15 @@ void from_json(const json& j, StandingsEntry& e) {
   read(j, "rating", e.rating);
   read(j, "rating_error", e.rating_error);
   read(j, "rating_bound", e.rating_bound);
+  e.quality.reset();
+  if (j.contains("blunders")) {
+    StandingsQuality& q = e.quality.emplace();
+    read(j, "acpl", q.acpl);
+    read(j, "accuracy", q.accuracy);
+    read(j, "inaccuracies", q.inaccuracies);
+    read(j, "mistakes", q.mistakes);
+    read(j, "blunders", q.blunders);
+  }
 }
 
 void to_json(json& j, const StandingsEvent& e) {

@@ -49,9 +49,11 @@ struct MoveEvent {
   std::optional<config::DeadlinePolicy> substitute;  // the policy that chose this move
   std::optional<agents::MoveFailure> failure;        // why the agent's own answer was not played
   std::optional<int32_t> score_cp;                   // the agent's own evaluation
-  // Whether the tournament has an adjudication referee (then `referee_cp` is written, maybe null).
+  // Whether the tournament has an adjudication referee (then `referee_cp` and `referee_best` are
+  // written, maybe null).
   bool has_referee = false;
   std::optional<int32_t> referee_cp;
+  std::optional<std::string> referee_best;  // the referee's move for the side to move now (UCI)
 };
 
 struct GameEnd {
@@ -64,6 +66,12 @@ struct GameEnd {
   std::optional<agents::FailureKind> failure_kind;
 };
 
+// An agent's move quality by the referee's scores (move_quality.h).
+struct StandingsQuality {
+  std::optional<double> acpl, accuracy;  // null when none of its moves was scored
+  int32_t inaccuracies = 0, mistakes = 0, blunders = 0;
+};
+
 struct StandingsEntry {
   std::string agent;
   int32_t games = 0, wins = 0, draws = 0, losses = 0;
@@ -74,6 +82,7 @@ struct StandingsEntry {
   // (null without simulations) and bound: ">" (won every game: at least), "<" (at most) or "".
   std::optional<double> rating, rating_error;
   std::string rating_bound;
+  std::optional<StandingsQuality> quality;  // with a referee only
 };
 
 struct StandingsEvent {

@@ -66,7 +66,8 @@ void Match::play(const std::string& uci, const agents::MoveResult& r, double lat
                   .failure = substitute ? std::optional(substitute->failure) : std::nullopt,
                   .score_cp = r.score_cp,
                   .has_referee = ctx_.referee.active(),
-                  .referee_cp = std::nullopt};
+                  .referee_cp = std::nullopt,
+                  .referee_best = std::nullopt};
   const std::optional<int32_t> player_cp = substitute ? std::nullopt : r.score_cp;
   // With a referee the event and the adjudication wait for its score (settle_referee), unless
   // the rules end the game here anyway.
@@ -90,6 +91,7 @@ void Match::settle_referee(const RefereeScore* score) {
     // view, which the rules use (as for the players' own scores), is its negation.
     const int32_t mover_cp = -*score->cp;
     wait.event.referee_cp = mover_cp;
+    if (!score->best.empty()) wait.event.referee_best = score->best;
     adjudication_cp = mover_cp;
   } else {
     ctx_.referee.drop(

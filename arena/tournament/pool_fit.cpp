@@ -67,7 +67,8 @@ void solve_linear(std::vector<std::vector<double>>& m, std::vector<double>& g) {
 
 // The players that won or lost every game among the active ones, purged one at a time (a purge
 // can make another player perfect); returns them in the order purged.
-std::vector<int32_t> purge_perfect(const Problem& p, std::vector<bool>& active, std::vector<RatingBound>& bound) {
+std::vector<int32_t> purge_perfect(const Problem& p, std::vector<bool>& active,
+                                   std::vector<RatingBound>& bound) {
   std::vector<int32_t> order;
   for (bool changed = true; changed;) {
     changed = false;
@@ -140,7 +141,8 @@ double rating_for_score(const Problem& p, const Fit& fit, const std::vector<bool
     double s = 0;
     for (const Cell& c : p.cells) {
       if (c.a == player && rated[c.b]) s += c.n * expected_score(r - fit.rating[c.b] + fit.advantage[c.v]);
-      if (c.b == player && rated[c.a]) s += c.n * (1 - expected_score(fit.rating[c.a] - r + fit.advantage[c.v]));
+      if (c.b == player && rated[c.a])
+        s += c.n * (1 - expected_score(fit.rating[c.a] - r + fit.advantage[c.v]));
     }
     return s;
   };
@@ -203,7 +205,8 @@ Fit solve(const Problem& p) {
   place_back(p, purged, rated, fit);
 
   // The final groups (every player with games); those without an anchor get the pool's mean.
-  fit.group = groups_of(p, fit.rated, [](const Cell& c) { return c.n > 0; }, fit.groups);
+  fit.group = groups_of(
+      p, fit.rated, [](const Cell& c) { return c.n > 0; }, fit.groups);
   std::vector<double> sum(fit.groups, 0);
   std::vector<int32_t> count(fit.groups, 0);
   std::vector<bool> anchored(fit.groups, false);

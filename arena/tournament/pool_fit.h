@@ -25,14 +25,14 @@ struct Problem {
 };
 
 struct Fit {
-  std::vector<double> rating;       // per player (meaningless where !rated)
-  std::vector<double> advantage;    // per variant
-  std::vector<RatingBound> bound;   // per player
-  std::vector<bool> rated;          // the player has games
-  std::vector<int32_t> group;       // per player: its group (players linked by games)
+  std::vector<double> rating;      // per player (meaningless where !rated)
+  std::vector<double> advantage;   // per variant
+  std::vector<RatingBound> bound;  // per player
+  std::vector<bool> rated;         // the player has games
+  std::vector<int32_t> group;      // per player: its group (players linked by games)
   int32_t groups = 0;
-  bool diverged = false;            // a rating ran off to the clamp: a group won or lost everything
-  bool advantage_clamped = false;   // a variant's first movers won or lost everything
+  bool diverged = false;           // a rating ran off to the clamp: a group won or lost everything
+  bool advantage_clamped = false;  // a variant's first movers won or lost everything
 };
 
 // Expected score of the first mover at rating difference `x` (first-move advantage included).

@@ -128,7 +128,10 @@ void add_errors(const Table& t, const pool::Fit& fit, const PoolRatingOptions& o
       for (int32_t s = 0; s < options.simulations; ++s)
         diff.push_back(ratings[order[i]][s] - ratings[order[j]][s]);
       const double mean = out.players[i].rating - out.players[j].rating, sd = stdev(diff);
-      out.los[i][j] = sd > 0 ? 0.5 * std::erfc(-mean / sd / std::sqrt(2.0)) : (mean > 0 ? 1.0 : mean < 0 ? 0.0 : 0.5);
+      out.los[i][j] = sd > 0 ? 0.5 * std::erfc(-mean / sd / std::sqrt(2.0))
+                             : (mean > 0   ? 1.0
+                                : mean < 0 ? 0.0
+                                           : 0.5);
     }
 }
 
@@ -162,7 +165,8 @@ void add_warnings(const Table& t, const pool::Fit& fit, const PoolRatingOptions&
       out.warnings.push_back(fmt::format("anchor '{}' played no game: it fixes no rating", name));
   if (out.groups.size() > 1) {
     std::string list;
-    for (const auto& g : out.groups) list += (list.empty() ? "" : " | ") + fmt::format("{}", fmt::join(g, ", "));
+    for (const auto& g : out.groups)
+      list += (list.empty() ? "" : " | ") + fmt::format("{}", fmt::join(g, ", "));
     out.warnings.push_back(fmt::format(
         "the players fall into {} groups that never met, directly or through others ({}): ratings "
         "compare only within a group",
@@ -189,7 +193,8 @@ PoolRatings fit_pool_ratings(const std::vector<PoolGame>& games, const PoolRatin
   std::vector<int32_t> order;
   for (int32_t i = 0; i < t.problem.players; ++i)
     if (fit.rated[i]) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return fit.rating[a] > fit.rating[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return fit.rating[a] > fit.rating[b]; });
   for (int32_t i : order) out.players.push_back(player_row(t, fit, i));
   out.groups.resize(fit.groups);
   for (int32_t i : order) out.groups[fit.group[i]].push_back(t.names[i]);

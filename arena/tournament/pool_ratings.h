@@ -3,7 +3,8 @@
 // the expected score E = 1 / (1 + 10^(-(ra - rb + w) / 400)) for the first mover, w being the
 // first-move advantage of the game's variant (white in chess, Cho in janggi): set (0 by default, as
 // Ordo without -W; colour-swapped pairs make it cancel out of the ratings) or fitted per variant
-// (worth it with hundreds of games). Draws count as half a point. At the fit every player's expected score equals its score.
+// (worth it with hundreds of games). Draws count as half a point. At the fit every player's expected score
+// equals its score.
 //
 // The scale is fixed by anchors (named players held at given ratings) or, without any, by the
 // pool's mean. Players who won or lost every game (Ordo's "perfect winners and losers") have no
@@ -31,12 +32,12 @@ struct PoolGame {
 };
 
 struct PoolRatingOptions {
-  std::map<std::string, double> anchors;       // players held at these ratings
-  double pool_mean = 0;                        // the mean rating when there is no anchor
+  std::map<std::string, double> anchors;             // players held at these ratings
+  double pool_mean = 0;                              // the mean rating when there is no anchor
   std::optional<double> first_move_advantage = 0.0;  // Elo, every variant; nullopt = fitted per variant
-  int32_t simulations = 1000;                  // 0 = no error bars and no LOS matrix
-  double confidence = 0.95;                    // of the error bars
-  uint64_t seed = 1;                           // of the simulations
+  int32_t simulations = 1000;                        // 0 = no error bars and no LOS matrix
+  double confidence = 0.95;                          // of the error bars
+  uint64_t seed = 1;                                 // of the simulations
 };
 
 // A rating that is only a bound: a player who won every game is at least (AtLeast) its rating, one

@@ -23,14 +23,14 @@ std::string los_next(const PoolRatings& r, size_t i) {
 
 std::string advantage_line(const FirstMoveAdvantage& a) {
   return fmt::format("{} {:.1f}{} ({}; first movers scored {:.1f}% of {} games)", a.variant, a.elo,
-                     a.fitted ? " +/- " + error_text(a.error) : "", a.fitted ? "fitted" : "set", 100 * a.first_score,
-                     a.games);
+                     a.fitted ? " +/- " + error_text(a.error) : "", a.fitted ? "fitted" : "set",
+                     100 * a.first_score, a.games);
 }
 
 std::string heading(const PoolRatings& r) {
-  std::string sims = r.simulations > 1 ? fmt::format("{} simulations, {:g}% error bars", r.simulations,
-                                                     100 * r.confidence)
-                                       : "no simulations: no error bars";
+  std::string sims = r.simulations > 1
+                         ? fmt::format("{} simulations, {:g}% error bars", r.simulations, 100 * r.confidence)
+                         : "no simulations: no error bars";
   return fmt::format("Ratings over all {} games (maximum likelihood, as Ordo; {}; {})", r.games, r.reference,
                      sims);
 }
@@ -65,11 +65,13 @@ std::string pool_ratings_text(const PoolRatings& r) {
                      "ERROR", "POINTS", "PLAYED", "(%)", "LOS-next");
   for (size_t i = 0; i < r.players.size(); ++i) {
     const PoolRating& p = r.players[i];
-    out += fmt::format("{:>4} {:<{}} : {:>9} {:>7} {:>8.1f} {:>7} {:>6.1f}% {:>9}\n", i + 1, p.name, width,
-                       rating_text(p), error_text(p.error), p.points, p.games, 100 * score(p), los_next(r, i));
+    out +=
+        fmt::format("{:>4} {:<{}} : {:>9} {:>7} {:>8.1f} {:>7} {:>6.1f}% {:>9}\n", i + 1, p.name, width,
+                    rating_text(p), error_text(p.error), p.points, p.games, 100 * score(p), los_next(r, i));
   }
   for (const auto& a : r.advantages) out += "First-move advantage: " + advantage_line(a) + "\n";
-  if (r.simulations > 1) out += fmt::format("Draw rate between equal players: {:.1f}%\n", 100 * r.draw_rate_equal);
+  if (r.simulations > 1)
+    out += fmt::format("Draw rate between equal players: {:.1f}%\n", 100 * r.draw_rate_equal);
   if (!r.los.empty() && r.players.size() > 2 && r.players.size() <= kMatrixPlayers) {
     out += "Likelihood of superiority (row over column, %):\n";
     out += fmt::format("{:<{}}", "", width);
@@ -87,7 +89,8 @@ std::string pool_ratings_text(const PoolRatings& r) {
 }
 
 std::string pool_ratings_markdown(const PoolRatings& r) {
-  std::string out = heading(r) + ".\n\n| # | Player | Rating | +/- | Points | Games | Score | LOS over next |\n";
+  std::string out =
+      heading(r) + ".\n\n| # | Player | Rating | +/- | Points | Games | Score | LOS over next |\n";
   out += "|---:|---|---:|---:|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < r.players.size(); ++i) {
     const PoolRating& p = r.players[i];
@@ -117,24 +120,25 @@ nlohmann::json pool_ratings_json(const PoolRatings& r) {
   nlohmann::json players = nlohmann::json::array(), advantages = nlohmann::json::array();
   for (size_t i = 0; i < r.players.size(); ++i) {
     const PoolRating& p = r.players[i];
-    players.push_back({{"rank", i + 1},
-                       {"name", p.name},
-                       {"rating", p.rating},
-                       {"error", number(p.error)},
-                       {"bound", p.bound == RatingBound::AtLeast  ? nlohmann::json("at_least")
-                                 : p.bound == RatingBound::AtMost ? nlohmann::json("at_most")
-                                                                  : nlohmann::json(nullptr)},
-                       {"anchored", p.anchored},
-                       {"games", p.games},
-                       {"wins", p.wins},
-                       {"draws", p.draws},
-                       {"losses", p.losses},
-                       {"points", p.points},
-                       {"score", score(p)},
-                       {"opponents_mean", p.opponents_mean},
-                       {"group", p.group},
-                       {"los_next", r.los.empty() || i + 1 >= r.players.size() ? nlohmann::json(nullptr)
-                                                                               : nlohmann::json(r.los[i][i + 1])}});
+    players.push_back(
+        {{"rank", i + 1},
+         {"name", p.name},
+         {"rating", p.rating},
+         {"error", number(p.error)},
+         {"bound", p.bound == RatingBound::AtLeast  ? nlohmann::json("at_least")
+                   : p.bound == RatingBound::AtMost ? nlohmann::json("at_most")
+                                                    : nlohmann::json(nullptr)},
+         {"anchored", p.anchored},
+         {"games", p.games},
+         {"wins", p.wins},
+         {"draws", p.draws},
+         {"losses", p.losses},
+         {"points", p.points},
+         {"score", score(p)},
+         {"opponents_mean", p.opponents_mean},
+         {"group", p.group},
+         {"los_next", r.los.empty() || i + 1 >= r.players.size() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(r.los[i][i + 1])}});
   }
   for (const auto& a : r.advantages)
     advantages.push_back({{"variant", a.variant},
@@ -143,20 +147,28 @@ nlohmann::json pool_ratings_json(const PoolRatings& r) {
                           {"fitted", a.fitted},
                           {"games", a.games},
                           {"first_score", a.first_score}});
-  return {{"reference", r.reference},     {"games", r.games},
-          {"simulations", r.simulations}, {"confidence", r.confidence},
-          {"draw_rate_equal", r.draw_rate_equal}, {"players", players},
-          {"first_move_advantage", advantages},   {"los", r.los},
-          {"groups", r.groups},           {"warnings", r.warnings}};
+  return {{"reference", r.reference},
+          {"games", r.games},
+          {"simulations", r.simulations},
+          {"confidence", r.confidence},
+          {"draw_rate_equal", r.draw_rate_equal},
+          {"players", players},
+          {"first_move_advantage", advantages},
+          {"los", r.los},
+          {"groups", r.groups},
+          {"warnings", r.warnings}};
 }
 
 std::string pool_ratings_csv(const PoolRatings& r) {
-  std::string out = "rank,name,rating,error,bound,anchored,games,wins,draws,losses,points,score,opponents_mean\n";
+  std::string out =
+      "rank,name,rating,error,bound,anchored,games,wins,draws,losses,points,score,opponents_mean\n";
   for (size_t i = 0; i < r.players.size(); ++i) {
     const PoolRating& p = r.players[i];
-    const char* bound = p.bound == RatingBound::AtLeast ? "at_least" : p.bound == RatingBound::AtMost ? "at_most" : "";
-    out += fmt::format("{},{},{:.2f},{},{},{},{},{},{},{},{:.1f},{:.4f},{:.2f}\n", i + 1, csv_field(p.name), p.rating,
-                       std::isfinite(p.error) ? fmt::format("{:.2f}", p.error) : "", bound,
+    const char* bound = p.bound == RatingBound::AtLeast  ? "at_least"
+                        : p.bound == RatingBound::AtMost ? "at_most"
+                                                         : "";
+    out += fmt::format("{},{},{:.2f},{},{},{},{},{},{},{},{:.1f},{:.4f},{:.2f}\n", i + 1, csv_field(p.name),
+                       p.rating, std::isfinite(p.error) ? fmt::format("{:.2f}", p.error) : "", bound,
                        p.anchored ? "true" : "false", p.games, p.wins, p.draws, p.losses, p.points, score(p),
                        p.opponents_mean);
   }

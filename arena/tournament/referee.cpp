@@ -98,7 +98,7 @@ void Referee::work(size_t index, std::unique_ptr<agents::Agent> agent) {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
-    RefereeScore result{job.game, job.ply, std::nullopt, ""};
+    RefereeScore result{job.game, job.ply, std::nullopt, "", ""};
     if (!agent) {
       auto made = agents::make_agent(config_, env_);
       if (made) {
@@ -110,7 +110,7 @@ void Referee::work(size_t index, std::unique_ptr<agents::Agent> agent) {
         result.error = dead_;
         done_.push_back(result);
         for (auto& queued : queue_)
-          done_.push_back(RefereeScore{queued.game, queued.ply, std::nullopt, dead_});
+          done_.push_back(RefereeScore{queued.game, queued.ply, std::nullopt, dead_, ""});
         queue_.clear();
       }
     }
@@ -124,7 +124,7 @@ void Referee::work(size_t index, std::unique_ptr<agents::Agent> agent) {
 }
 
 RefereeScore Referee::score(size_t index, std::unique_ptr<agents::Agent>& agent, const RefereeJob& job) {
-  RefereeScore out{job.game, job.ply, std::nullopt, ""};
+  RefereeScore out{job.game, job.ply, std::nullopt, "", ""};
   if (!job.position) {
     out.error = "no position";
     return out;
@@ -180,6 +180,7 @@ RefereeScore Referee::score(size_t index, std::unique_ptr<agents::Agent>& agent,
     out.cp = *result->score_cp;
   else
     out.error = "the engine reported no score";
+  if (out.cp) out.best = result->move;
   return out;
 }
 

@@ -41,12 +41,13 @@ struct RefereeJob {
 };
 
 // The referee's answer for one job: the score from the side to move's view (mates as
-// +-(30000 - distance)), or an error saying why there is none.
+// +-(30000 - distance)) and the move it would play there, or an error saying why there is none.
 struct RefereeScore {
   std::string game;
   int32_t ply = 0;
   std::optional<int32_t> cp;
   std::string error;  // "" when the engine answered
+  std::string best;   // UCI; "" when the engine named none
 };
 
 // A mate in `mate` moves (positive: the side to move mates) as a centipawn score.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "arena/tournament/move_quality_report.h"
 #include "arena/tournament/pool_ratings_report.h"
 
 namespace arena::tournament {
@@ -152,6 +153,7 @@ Standings compute_standings(const std::vector<std::string>& agents, const GameBo
     out.sprt = s;
   }
   if (pool) out.pool = fit_pool_ratings(pool_games(book), *pool);
+  out.quality = compute_move_quality(book);
   return out;
 }
 
@@ -228,6 +230,7 @@ std::string standings_text(const Standings& st) {
                        r.moves, r.illegal_rate() * 100, r.retries, r.mean_latency_s, r.tokens_per_move,
                        r.prefix_hit_rate * 100);
   if (st.pool) out += pool_ratings_text(*st.pool);
+  out += move_quality_text(st);
   return out;
 }
 
@@ -281,6 +284,7 @@ nlohmann::json standings_json(const Standings& st) {
                                                                        : "continue"}};
   }
   if (st.pool) out["ratings"] = pool_ratings_json(*st.pool);
+  add_move_quality_json(out, st);
   return out;
 }
 
@@ -312,6 +316,7 @@ std::string standings_markdown(const Standings& st) {
         s.bounds.upper);
   }
   if (st.pool) out += "\n## Ratings\n\n" + pool_ratings_markdown(*st.pool);
+  out += move_quality_markdown(st);
   return out;
 }
 
@@ -331,7 +336,8 @@ StandingsEvent standings_event(const Standings& st) {
                      r.stats.draw_ratio(),
                      std::nullopt,
                      std::nullopt,
-                     ""};
+                     "",
+                     move_quality_entry(st, r.agent)};
     if (st.pool)
       for (const PoolRating& p : st.pool->players)
         if (p.name == r.agent) {

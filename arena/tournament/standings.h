@@ -1,13 +1,14 @@
 // Standings from the finished games: per agent games, W/D/L, points, Elo +- 95% error and nElo
 // (pentanomial when the agent has complete colour-swapped pairs, as fastchess reports them,
 // trinomial otherwise), LOS, draw ratio and the pentanomial counts; the agents' own numbers
-// (illegal-answer rate, retries, mean latency, tokens per move, prefix hit rate); and for a
-// two-agent match the SPRT state. Printed as fastchess lays it out, and as JSON and Markdown.
-// Beside these per-agent statistics, the ratings of every agent at once over every game
-// (pool_ratings.h), when asked for.
+// (illegal-answer rate, retries, mean latency, tokens per move, prefix hit rate); with a referee,
+// the move quality (move_quality.h); and for a two-agent match the SPRT state. Printed as
+// fastchess lays it out, and as JSON and Markdown. Beside these per-agent statistics, the ratings
+// of every agent at once over every game (pool_ratings.h), when asked for.
 #pragma once
 
 #include <climits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "arena/config/config.h"
 #include "arena/tournament/events.h"
 #include "arena/tournament/game_record.h"
+#include "arena/tournament/move_quality.h"
 #include "arena/tournament/pool_ratings.h"
 #include "arena/tournament/ratings.h"
 
@@ -55,6 +57,8 @@ struct Standings {
   std::vector<StandingRow> rows;  // best first (by Elo, then points)
   std::optional<SprtState> sprt;
   std::optional<PoolRatings> pool;  // the ratings over every game, when asked for
+  // Per agent, how good its moves were by the referee's scores; null without a referee.
+  std::optional<std::map<std::string, AgentQuality>> quality;
 };
 
 // Every finished game of `book` for the pool ratings.

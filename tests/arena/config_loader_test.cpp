@@ -104,6 +104,29 @@ web: {port: 0}
 
 }  // namespace
 
+TEST_CASE("a referee that plays no game is asked about every game of the tournament", "[arena]") {
+  // A UCI player without `variants:` plays chess only (its engine is not run to ask), but the
+  // referee's engine says what it plays when it starts (Fairy-Stockfish: janggi too), so it is
+  // not narrowed: the quickstart's janggi games were not refereed when it was.
+  Scratch s;
+  const char* text = R"(
+agents:
+  - {name: search, type: search, depth: 1}
+  - {name: rnd, type: random}
+  - {name: ref, type: uci, command: /bin/sh, depth: 6}
+tournament:
+  games: [chess, janggi]
+  agents: [search, rnd]
+  adjudication: {referee: ref, resign: {move_count: 3, score: 1000}}
+web: {port: 0}
+)";
+  auto r = load_config_from_string(text, s.file("referee.yaml"), options_for(s));
+  REQUIRE(errors_of(r) == "");
+  const auto& referee = r->tournament.adjudication.referee_agent;
+  REQUIRE(referee);
+  CHECK(referee->variants == std::vector<std::string>{"chess", "janggi"});
+}
+
 TEST_CASE("a full config is read into the typed structs", "[arena]") {
   Scratch s;
   auto r = load_config_from_string(kFull, s.file("full.yaml"), options_for(s));

@@ -52,8 +52,22 @@ TEST_CASE("a move event has the log's fields and reads back", "[arena]") {
   CHECK(k["failure"].is_null());
   CHECK(k["clock_ms"].is_null());
   CHECK(k["referee_cp"].is_null());
+  CHECK(k["referee_best"].is_null());
   CHECK_FALSE(k.contains("seq"));
   CHECK(round_trip(Event{std::nullopt, 2.0, m}) == k);
+  m.referee_cp = -35;
+  m.referee_best = "e7e5";
+  const json r = Event{std::nullopt, 2.0, m};
+  CHECK(r["referee_cp"] == -35);
+  CHECK(r["referee_best"] == "e7e5");
+  CHECK(round_trip(Event{std::nullopt, 2.0, m}) == r);
+  // A log written before `referee_best` existed reads as having none.
+  json old = r;
+  old.erase("referee_best");
+  const auto parsed = parse_event(old);
+  REQUIRE(parsed.has_value());
+  CHECK(std::get<MoveEvent>(parsed->body).referee_cp == -35);
+  CHECK_FALSE(std::get<MoveEvent>(parsed->body).referee_best.has_value());
 }
 
 TEST_CASE("every event type reads back as written", "[arena]") {
@@ -65,10 +79,20 @@ TEST_CASE("every event type reads back as written", "[arena]") {
   end.failure_kind.reset();
   CHECK_FALSE(json(Event{3, 4.0, end}).contains("failure_kind"));
   StandingsEvent st;
-  st.rows.push_back(
-      {"a", 2, 2, 0, 0, 2.0, std::nullopt, std::nullopt, std::nullopt, 0.0, 1500.0, std::nullopt, ">"});
+  st.rows.push_back({"a", 2, 2, 0, 0, 2.0, std::nullopt, std::nullopt, std::nullopt, 0.0, 1500.0,
+                     std::nullopt, ">", std::nullopt});
   CHECK(json(Event{4, 5.0, st})["rows"][0]["elo"].is_null());
   CHECK(json(Event{4, 5.0, st})["rows"][0]["rating_bound"] == ">");
+  CHECK_FALSE(json(Event{4, 5.0, st})["rows"][0].contains("acpl"));  // no referee: no move quality
+  st.rows.push_back({"b", 2, 0, 0, 2, 0.0, std::nullopt, std::nullopt, std::nullopt, 0.0, std::nullopt,
+                     std::nullopt, "", StandingsQuality{31.5, std::nullopt, 3, 2, 1}});
+  CHECK_FALSE(json(Event{4, 5.0, st})["rows"][1].contains("rating"));
+  const json quality = json(Event{4, 5.0, st})["rows"][1];
+  CHECK(quality["acpl"] == 31.5);
+  CHECK(quality["accuracy"].is_null());
+  CHECK(quality["inaccuracies"] == 3);
+  CHECK(quality["mistakes"] == 2);
+  CHECK(quality["blunders"] == 1);
   MetricsEvent metrics;
   metrics.model = "m";
   CHECK(json(Event{std::nullopt, 1, metrics})["deadline_misses"].is_null());

@@ -16,8 +16,8 @@ namespace {
 
 // `n` games of `first` against `second` in chess with the first mover scoring `points`, as wins
 // and then draws.
-void add(std::vector<PoolGame>& games, const std::string& first, const std::string& second, int n, double points,
-         const std::string& variant = "chess") {
+void add(std::vector<PoolGame>& games, const std::string& first, const std::string& second, int n,
+         double points, const std::string& variant = "chess") {
   for (int i = 0; i < n; ++i) {
     const double s = points >= 1 ? 1.0 : points >= 0.5 ? 0.5 : 0.0;
     points -= s;

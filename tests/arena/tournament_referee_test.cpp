@@ -2,9 +2,10 @@
 // Fairy-Stockfish (janggi) referee ends search-vs-random games by the resign rule on its own
 // scores (random reports none, so only the referee can make it resign), with its score in every
 // move event; a referee that cannot start (/bin/cat never says uciok) or never answers a search
-// falls back to the players' scores with a warning, and every game still finishes; each move
-// request carries min(the tick's window, the mover's clock) as its deadline and the mover's time
-// left as its priority.
+// falls back to the players' scores with a warning, and every game still finishes; the referee's
+// best move is legal in each position it scored, and the standings' move quality ranks random's
+// moves below the search's by the referee's scores; each move request carries min(the tick's
+// window, the mover's clock) as its deadline and the mover's time left as its priority.
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "agents/agent_config.h"
 #include "arena/tournament/referee.h"
 #include "arena/tournament/runner.h"
+#include "games/game.h"
 #include "tests/arena/tournament_test_files.h"
 
 namespace fs = std::filesystem;
@@ -93,10 +95,46 @@ struct WarningLog {
   }
 };
 
+// A move event's `referee_best` is a legal move in the position after the move (the referee's
+// choice for the side to move there).
+void check_referee_best(const std::string& variant, const nlohmann::json& move) {
+  INFO(move.dump());
+  REQUIRE(move["referee_best"].is_string());
+  auto game = games::make_game(variant, move["fen"].get<std::string>());
+  REQUIRE(game.has_value());
+  const auto legal = (*game)->legal_moves();
+  CHECK(std::find(legal.begin(), legal.end(), move["referee_best"].get<std::string>()) != legal.end());
+}
+
+// The standings judge the moves by the referee's scores: random loses more centipawns per move
+// than a depth-2 search, in standings.json's move-quality block and the last `standings` event.
+void check_move_quality(const fs::path& dir) {
+  const auto standings = nlohmann::json::parse(arena::test::read_text(dir / "standings.json"));
+  INFO(standings.dump(1));
+  const auto& quality = standings["move_quality"];
+  REQUIRE(quality.contains("search"));
+  REQUIRE(quality.contains("random"));
+  CHECK(quality["search"]["moves"].get<int>() > 0);
+  CHECK(quality["random"]["moves"].get<int>() > 0);
+  CHECK(quality["random"]["acpl"].get<double>() > quality["search"]["acpl"].get<double>());
+  CHECK(quality["random"]["accuracy"].get<double>() < quality["search"]["accuracy"].get<double>());
+  CHECK(quality["random"]["blunders"].get<int>() + quality["random"]["mistakes"].get<int>() > 0);
+  CHECK(arena::test::read_text(dir / "standings.txt").find("Move quality by the referee") !=
+        std::string::npos);
+  nlohmann::json last;
+  for (const auto& e : read_events(dir))
+    if (e["type"] == "standings") last = e;
+  REQUIRE(last.is_object());
+  for (const auto& row : last["rows"]) {
+    CHECK(row["acpl"] == quality[row["agent"].get<std::string>()]["acpl"]);
+    CHECK(row["blunders"].is_number_integer());
+  }
+}
+
 // Games of the run end by the referee's resign rule against random (at least one; the others by
 // the rules, e.g. janggi's passes), and the scores the rule saw were the referee's (random's own
 // are null): every move but a game's rule-ending last one carries the referee's score.
-void check_resigned_by_referee(const fs::path& dir) {
+void check_resigned_by_referee(const std::string& variant, const fs::path& dir) {
   const auto events = read_events(dir);
   std::map<std::string, std::vector<nlohmann::json>> moves;
   int ends = 0, adjudicated = 0;
@@ -108,8 +146,10 @@ void check_resigned_by_referee(const fs::path& dir) {
     const auto& m = moves[e["game"]];
     REQUIRE(!m.empty());
     const bool by_referee = e["termination"] == "adjudication";
-    for (size_t i = 0; i + (by_referee ? 0 : 1) < m.size(); ++i)
+    for (size_t i = 0; i + (by_referee ? 0 : 1) < m.size(); ++i) {
       CHECK(m[i]["referee_cp"].is_number_integer());
+      check_referee_best(variant, m[i]);
+    }
     if (!by_referee) {
       CHECK(e["termination"] == "normal");
       continue;
@@ -151,7 +191,8 @@ void check_referee_resigns(const std::string& variant, const std::string& engine
                                 quiet_options(dir));
   REQUIRE(summary.has_value());
   CHECK(summary->games_done == 2);
-  check_resigned_by_referee(dir);
+  check_resigned_by_referee(variant, dir);
+  check_move_quality(dir);
   fs::remove_all(dir);
 }
 

@@ -1,7 +1,8 @@
 // The board view in a real browser: headless Debian Chromium (driven by playwright-core over the
 // DevTools protocol) opens the overview, a chess game, a janggi game and the serving dashboard of
 // a running server, checks the DOM (boards drawn, the game page's board changing after a live
-// move, plots filled), and saves screenshots. Usage: node check.cjs URL OUTDIR
+// move, its evaluation graph, judgments and best-move arrow, a click on the graph jumping to that
+// ply, plots filled), and saves screenshots. Usage: node check.cjs URL OUTDIR
 // Exit 0 when every check passed; 1 with the failed checks on stderr.
 'use strict';
 
@@ -44,6 +45,9 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
   check(await page.$$eval('.game-card svg.board-janggi', (n) => n.length) >= 1, 'overview draws a janggi board');
   check(await page.$$eval('.game-card svg.board-chess', (n) => n.length) >= 1, 'overview draws a chess board');
   check(await page.$$eval('#standings tr', (n) => n.length) >= 2, 'overview shows the standings');
+  const heads = await page.$$eval('#standings th', (n) => n.map((h) => h.textContent));
+  check(heads.includes('ACPL') && heads.includes('accuracy'), `overview standings have ACPL and accuracy (${heads.join(' ')})`);
+  check((await page.textContent('#standings td.acpl')) === '61.5', 'overview shows an agent\'s ACPL');
   await page.waitForTimeout(500);
   await page.screenshot({ path: path.join(outDir, 'overview.png'), fullPage: true });
 
@@ -72,6 +76,28 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
     check(stepped !== after.fen, `${name}: stepping back changes the board`);
     await page.click('#moves td.mv[data-ply="1"]');
     check((await page.textContent('#move-detail')).includes('Raw answer'), `${name}: a move's raw answer on click`);
+    // The evaluation graph: a point per scored ply, the blunder at ply 5 marked in the graph and
+    // the move list; a click on ply 3's point shows ply 3 with the referee's best move as an arrow.
+    await page.waitForSelector('#eval-graph svg.eval-plot', { timeout: 5000 }).catch(() => {});
+    const points = await page.$$eval('#eval-graph circle.eval-point', (n) => n.length);
+    check(points >= after.plies, `${name}: the evaluation graph has a point per ply (${points})`);
+    check(await page.$$eval('#eval-graph circle.judgment-blunder[data-ply="5"]', (n) => n.length) === 1,
+      `${name}: the graph marks ply 5's blunder`);
+    const marked = await page.$eval('#moves td.mv[data-ply="5"]', (c) => ({ text: c.textContent, cls: c.className }));
+    check(marked.text.includes('??') && marked.cls.includes('judgment-blunder'), `${name}: the move list marks ply 5 ?? (${marked.text})`);
+    await page.click('#eval-graph circle[data-ply="3"]');
+    await page.waitForFunction(() => document.body.dataset.ply === '3', null, { timeout: 3000 }).catch(() => {});
+    check(await page.evaluate(() => document.body.dataset.ply) === '3', `${name}: a click on the graph jumps to ply 3`);
+    const moves3 = (await (await page.request.get(`${base}api/games/${g.id}`)).json()).moves;
+    const arrow = await page.$eval('#board-svg .best-move', (a) => a.dataset.move).catch(() => null);
+    check(arrow && arrow === moves3[2].referee_best, `${name}: ply 3 shows the referee's best move ${moves3[2].referee_best} as an arrow (${arrow})`);
+    check((await page.textContent('#move-detail')).includes('best reply'), `${name}: the move's details give the referee's score and best reply`);
+    await page.screenshot({ path: path.join(outDir, `game-${name}-ply3.png`), fullPage: true });
+    // The page judges as the standings do: tests/arena/move_quality_test.cpp's hand-worked cases.
+    const judged = await page.evaluate(() => [[0, -50], [0, -60], [0, -120], [0, -170], [-120, 0], [-1200, -29990],
+      [-800, -29990], [50, -29990], [29990, 1200], [29990, 800], [29990, -29995], [29995, 29990], [100, 29990],
+      [-29995, -29998]].map(([b, a]) => ArenaQuality.judge(b, a)).join(' '));
+    check(judged === ' ?! ? ??  ?! ? ?? ?! ? ??   ', `${name}: the page's judgments match move_quality.h's (${judged})`);
     await page.click('#last');
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(outDir, `game-${name}.png`), fullPage: true });

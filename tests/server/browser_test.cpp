@@ -1,7 +1,9 @@
 // The real-browser check (hidden tag [.browser], also [slow]; tests/browser/run.sh runs it): a board server
 // with the installed web assets, three real games (random legal moves) in flight and a real
-// engine on a test model working in the background for the dashboard; headless Chromium, driven
-// by tests/browser/check.cjs, checks the DOM and saves screenshots under <build>/screenshots.
+// engine on a test model working in the background for the dashboard, every move scored as by an
+// adjudication referee (a made-up score curve with a blunder, and a legal best move) for the game
+// page's evaluation graph, judgments and arrow; headless Chromium, driven by
+// tests/browser/check.cjs, checks the DOM and saves screenshots under <build>/screenshots.
 // Skipped where chromium or playwright-core is missing.
 #include <fmt/format.h>
 
@@ -17,6 +19,30 @@
 #include "tests/server/event_maker.h"
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A move of `g` as a tournament with a referee logs it: the score from the mover's view on a
+// made-up curve (the first side a little better, then its blunder at ply 5: about 0.55 of winning
+// chances lost) and the first legal move of the new position as the referee's best.
+nlohmann::json refereed(arena::test::EventMaker& g, nlohmann::json move) {
+  const int ply = move["ply"].get<int>();
+  const int first_view = ply < 5 ? 20 + 10 * (ply % 3) : -300 - 10 * (ply % 4);
+  move["referee_cp"] = move["side"] == "first" ? first_view : -first_view;
+  const auto legal = g.game().legal_moves();
+  move["referee_best"] = legal.empty() ? nlohmann::json() : nlohmann::json(legal.front());
+  return move;
+}
+
+// The standings event of `g` with each row's move quality, as with a referee.
+nlohmann::json refereed_standings(arena::test::EventMaker& g) {
+  nlohmann::json e = g.standings();
+  for (auto& row : e["rows"])
+    row.update({{"acpl", 61.5}, {"accuracy", 72.25}, {"inaccuracies", 1}, {"mistakes", 0}, {"blunders", 1}});
+  return e;
+}
+
+}  // namespace
 
 TEST_CASE("the board view in headless Chromium", "[.browser][server][slow]") {
   if (!fs::exists("/usr/bin/chromium")) {
@@ -62,14 +88,14 @@ TEST_CASE("the board view in headless Chromium", "[.browser][server][slow]") {
   arena::test::EventMaker done, g1, g2, g3;
   obs->on_event(arena::test::event(done.tournament_start(8)));
   obs->on_event(arena::test::event(done.game_start("g0001", "chess", 0)));
-  for (int i = 0; i < 12; ++i) obs->on_event(arena::test::event(done.random_move(120)));
+  for (int i = 0; i < 12; ++i) obs->on_event(arena::test::event(refereed(done, done.random_move(120))));
   obs->on_event(arena::test::event(done.game_end("1/2-1/2", "adjudicated draw")));
-  obs->on_event(arena::test::event(done.standings()));
+  obs->on_event(arena::test::event(refereed_standings(done)));
   obs->on_event(arena::test::event(g1.game_start("g0002", "chess", 1)));
   obs->on_event(arena::test::event(g2.game_start("g0003", "janggi", 2)));
   obs->on_event(arena::test::event(g3.game_start("g0004", "chess", 3)));
   for (int i = 0; i < 9; ++i)
-    for (auto* g : {&g1, &g2, &g3}) obs->on_event(arena::test::event(g->random_move(120)));
+    for (auto* g : {&g1, &g2, &g3}) obs->on_event(arena::test::event(refereed(*g, g->random_move(120))));
 
   std::atomic<bool> stop{false};
   // Moves keep coming, and the engine keeps working, while the browser looks.
@@ -77,7 +103,7 @@ TEST_CASE("the board view in headless Chromium", "[.browser][server][slow]") {
     while (!stop) {
       for (auto* g : {&g1, &g2, &g3})
         if (!g->game().outcome().finished() && !g->game().legal_moves().empty())
-          obs->on_event(arena::test::event(g->random_move(120)));
+          obs->on_event(arena::test::event(refereed(*g, g->random_move(120))));
       for (int i = 0; i < 15 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });

@@ -64,8 +64,13 @@ TEST_CASE("hub keeps games in flight, moves and standings from real game events"
   CHECK(pgn.find("1. ") != std::string::npos);
   CHECK(pgn.find(" *") != std::string::npos);
 
-  hub.on_event(arena::test::event(ev.game_end("1-0", "checkmate")));
+  CHECK((*game)["termination"].is_null());  // in flight
+  auto end = ev.game_end("1-0", "checkmate");
+  end["termination"] = "normal";
+  hub.on_event(arena::test::event(end));
   hub.on_event(arena::test::event(ev.standings()));
+  // The game page needs it to judge a last move the rules ended (web/js/quality.js).
+  CHECK(hub.game_json("g0001")->at("termination") == "normal");
   CHECK(hub.stats().games_done == 1);
   CHECK(hub.stats().games_in_flight == 0);
   CHECK(hub.stats().games_total == 4);

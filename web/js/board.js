@@ -1,5 +1,6 @@
 // Board drawing in SVG, no library: chess (8x8 squares) and janggi (9x10 intersections with the
-// palace diagonals and the river band), from a FEN, with last-move and check highlights.
+// palace diagonals and the river band), from a FEN, with last-move and check highlights and an
+// arrow for a suggested move (the referee's best move on the game page).
 // Janggi pieces are octagons of three sizes with their Hanja, Cho blue and Han red.
 'use strict';
 
@@ -53,6 +54,19 @@ const ArenaBoard = (() => {
     return node;
   }
 
+  // An arrow for the move `uci` from point `a` to point `b` (square centres), over the pieces.
+  function arrow(svg, a, b, S, uci) {
+    const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
+    const ux = dx / len, uy = dy / len, head = S * 0.4, half = S * 0.22;
+    const tip = { x: b.x - ux * S * 0.1, y: b.y - uy * S * 0.1 };
+    const base = { x: tip.x - ux * head, y: tip.y - uy * head };
+    const g = el('g', { class: 'best-move', 'data-move': uci });
+    g.appendChild(el('line', { x1: a.x, y1: a.y, x2: base.x, y2: base.y, 'stroke-width': S * 0.16 }));
+    const corner = (side) => `${(base.x - side * uy * half).toFixed(1)},${(base.y + side * ux * half).toFixed(1)}`;
+    g.appendChild(el('polygon', { points: `${tip.x.toFixed(1)},${tip.y.toFixed(1)} ${corner(1)} ${corner(-1)}` }));
+    svg.appendChild(g);
+  }
+
   // Filled chess glyphs for both sides; the fill tells the side.
   const CHESS_GLYPH = { k: '\u265A', q: '\u265B', r: '\u265C', b: '\u265D', n: '\u265E', p: '\u265F' };
 
@@ -88,6 +102,11 @@ const ArenaBoard = (() => {
           class: white ? 'piece-white' : 'piece-black', 'data-piece': letter,
         }, CHESS_GLYPH[letter.toLowerCase()] || '?'));
       }
+    const best = parseMove(opts.arrow);
+    if (best) {
+      const centre = (sq) => { const p = at(sq.file, sq.rank); return { x: p.x + S / 2, y: p.y + S / 2 }; };
+      arrow(svg, centre(best.from), centre(best.to), S, opts.arrow);
+    }
     for (let f = 0; f < files; f++)
       svg.appendChild(el('text', { x: M + f * S + S / 2, y: ranks * S + 11, class: 'coord', 'text-anchor': 'middle' },
         String.fromCharCode(97 + f)));
@@ -157,6 +176,8 @@ const ArenaBoard = (() => {
           HANJA[letter] || letter));
         svg.appendChild(g);
       }
+    const best = parseMove(opts.arrow);
+    if (best) arrow(svg, at(best.from.file, best.from.rank), at(best.to.file, best.to.rank), S, opts.arrow);
     for (let f = 0; f < files; f++)
       svg.appendChild(el('text', { x: M + f * S, y: H - 6, class: 'coord', 'text-anchor': 'middle' }, String.fromCharCode(97 + f)));
     for (let r = 0; r < ranks; r++)
@@ -164,7 +185,7 @@ const ArenaBoard = (() => {
   }
 
   // Draws the position into `container` (replacing what was there); returns the SVG element.
-  // opts: {variant, fen, lastMove (UCI), checkSquare ("e1"), size (CSS width)}.
+  // opts: {variant, fen, lastMove (UCI), checkSquare ("e1"), arrow (UCI), size (CSS width)}.
   function draw(container, opts) {
     const svg = el('svg', { xmlns: SVG, class: 'board ' + (isJanggi(opts.variant) ? 'board-janggi' : 'board-chess'),
       'data-fen': opts.fen || '', 'data-variant': opts.variant || '' });

@@ -1,12 +1,14 @@
 // The game page: one game's board (the current position at once, then live), its players and
 // clocks, the move list in SAN / Korean notation, stepping back and forth through the moves, and
-// each move's raw answer, reasoning, retries and latency on click.
+// each move's raw answer, reasoning, retries and latency on click; with a referee, the evaluation
+// graph under the board (click a ply to jump there), the judgments in the move list (?! ? ??) and
+// the referee's best move in the shown position as an arrow.
 'use strict';
 
 (() => {
   const id = decodeURIComponent(location.pathname.replace(/^\/game\/?/, '')) ||
     new URLSearchParams(location.search).get('id') || '';
-  const state = { game: null, moves: [], ply: 0, follow: true };
+  const state = { game: null, moves: [], ply: 0, follow: true, quality: [] };
 
   document.getElementById('pgn-link').href = `/api/games/${encodeURIComponent(id)}.pgn`;
 
@@ -19,6 +21,7 @@
     const fen = m ? m.fen : g.start_fen || g.fen;
     const svg = ArenaBoard.draw(document.getElementById('board'), {
       variant: g.variant, fen, lastMove: m ? m.uci : null, checkSquare: m ? m.check_square : null,
+      arrow: m ? m.referee_best : null,
     });
     svg.id = 'board-svg';
     svg.dataset.ply = String(state.ply);
@@ -36,7 +39,21 @@
     bottom.querySelector('.clock').textContent = clocks ? Arena.clock(clocks[0]) : '';
     for (const cell of document.querySelectorAll('#moves td.mv'))
       cell.classList.toggle('selected', Number(cell.dataset.ply) === state.ply);
+    renderEval();
     renderDetail();
+  }
+
+  // The referee's score per ply from the first side's view, clamped to +-10 pawns; shown only
+  // when the tournament has a referee.
+  function renderEval() {
+    const box = document.getElementById('eval-graph');
+    box.hidden = !state.moves.some((m) => 'referee_cp' in m);
+    if (box.hidden) return;
+    ArenaPlot.evalGraph(box, {
+      values: [null, ...state.quality.map((q) => q.white)], limit: 1000,
+      marks: ['', ...state.quality.map((q) => q.glyph)], selected: state.ply,
+      onPick: (ply) => { state.ply = ply; state.follow = ply === state.moves.length; renderBoard(); },
+    });
   }
 
   function renderMoves() {
@@ -44,6 +61,7 @@
     const rows = [];
     const secondFirst = state.game && / b /.test(` ${(state.game.start_fen || '').split(' ')[1] || ''} `);
     let row = null, number = 1;
+    state.quality = ArenaQuality.judgeMoves(state.game, state.moves);
     state.moves.forEach((m, i) => {
       const side = m.side || ((i % 2 === 0) !== secondFirst ? 'first' : 'second');
       if (side === 'first' || !row) {
@@ -51,8 +69,10 @@
         rows.push(row);
         if (side === 'second') row.append(Arena.el('td', { class: 'mv', text: '...' }));
       }
-      const label = (m.human || m.uci) + (m.failure ? ' \u26A0' : '') + (m.substitute ? ' \u2020' : '');
-      const cell = Arena.el('td', { class: 'mv', 'data-ply': String(i + 1), text: label,
+      const glyph = state.quality[i].glyph;
+      const label = (m.human || m.uci) + glyph + (m.failure ? ' \u26A0' : '') + (m.substitute ? ' \u2020' : '');
+      const cell = Arena.el('td', { class: glyph ? `mv judgment-${ArenaQuality.names[glyph]}` : 'mv',
+        'data-ply': String(i + 1), text: label,
         onclick: () => { state.ply = i + 1; state.follow = state.ply === state.moves.length; renderBoard(); } });
       row.append(cell);
       if (side === 'second') { row = null; number++; }
@@ -70,6 +90,12 @@
       ['tokens', `prompt ${m.prompt_tokens ?? '-'} (cached ${m.cached_tokens ?? '-'}), completion ${m.completion_tokens ?? '-'}`],
       ['retries', String(m.retries ?? 0)],
     ];
+    if ('referee_cp' in m) {
+      const q = state.quality[state.ply - 1] || {};
+      rows.push(['referee', `${ArenaQuality.scoreText(q.after ?? m.referee_cp)} for the mover` +
+        (q.glyph ? ` (${ArenaQuality.names[q.glyph]}, from ${ArenaQuality.scoreText(q.before)})` : '') +
+        (m.referee_best ? `; best reply ${m.referee_best}` : '')]);
+    }
     if (m.substitute) rows.push(['substitute', m.substitute]);
     if (m.failure) rows.push(['failure', `${m.failure.kind}: ${m.failure.message}`]);
     const table = Arena.el('table', { class: 'kv' }, ...rows.map(([k, v]) =>
@@ -124,7 +150,7 @@
         state.moves.push(ev);
         if (state.follow) state.ply = state.moves.length;
       } else if (ev.type === 'game_end' && state.game) {
-        state.game.result = ev.result; state.game.reason = ev.reason;
+        state.game.result = ev.result; state.game.reason = ev.reason; state.game.termination = ev.termination;
       }
       if (state.game) { renderMeta(); renderMoves(); renderBoard(); }
     },

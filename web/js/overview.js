@@ -42,8 +42,10 @@
   function renderStandings() {
     const table = document.getElementById('standings');
     const rated = state.standings.some((r) => r.rating !== undefined && r.rating !== null);
+    // Move quality, when the tournament has a referee (its rows carry `acpl`).
+    const quality = state.standings.some((r) => 'acpl' in r);
     const head = Arena.el('tr', {}, ...['#', 'agent', 'games', '+', '=', '-', 'points', 'Elo', 'LOS',
-      ...(rated ? ['rating'] : [])].map((h) => Arena.el('th', { text: h })));
+      ...(rated ? ['rating'] : []), ...(quality ? ['ACPL', 'accuracy'] : [])].map((h) => Arena.el('th', { text: h })));
     // The pool rating over every game (Ordo's model): ">R" is a floor, "<R" a ceiling.
     const rating = (r) => (r.rating === undefined || r.rating === null ? '-'
       : `${r.rating_bound || ''}${Arena.num(r.rating, 0)}` +
@@ -55,7 +57,9 @@
       Arena.el('td', { text: String(r.points) }),
       Arena.el('td', { text: r.elo === undefined ? '-' : `${Arena.num(r.elo, 0)} \u00b1 ${Arena.num(r.elo_error, 0)}` }),
       Arena.el('td', { text: r.los === undefined || r.los === null ? '-' : `${Arena.num(100 * r.los, 0)}%` }),
-      ...(rated ? [Arena.el('td', { class: 'rating', text: rating(r) })] : [])));
+      ...(rated ? [Arena.el('td', { class: 'rating', text: rating(r) })] : []),
+      ...(quality ? [Arena.el('td', { class: 'acpl', text: Arena.num(r.acpl, 1) }),
+        Arena.el('td', { class: 'accuracy', text: r.accuracy === null || r.accuracy === undefined ? '-' : `${Arena.num(r.accuracy, 1)}%` })] : [])));
     table.replaceChildren(head, ...rows);
   }
 

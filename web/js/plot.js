@@ -1,5 +1,6 @@
-// Time-series plots in SVG, no library: a few named series over a time window, with y-axis
-// bounds, a time axis in minutes ago, a legend and the latest values.
+// Plots in SVG, no library: time series (a few named series over a time window, with y-axis
+// bounds, a time axis in minutes ago, a legend and the latest values), and a game's evaluation
+// graph (the referee's score per ply, clickable).
 'use strict';
 
 const ArenaPlot = (() => {
@@ -76,5 +77,54 @@ const ArenaPlot = (() => {
     return svg;
   }
 
-  return { draw, formats: { plain, seconds, percent } };
+  // The evaluation graph of a game into `container`: opts {values: [score per ply 0..n from the
+  // first side's view, or null], limit (the clamp, e.g. 1000 cp), marks: [glyph per ply or ''],
+  // selected (ply), onPick(ply)}. Above the middle line the first side is better; a click picks
+  // the nearest ply.
+  const JUDGMENT = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' };
+  function evalGraph(container, opts) {
+    const W = 360, H = 110, L = 28, R = 6, T = 6, B = 14;
+    const n = Math.max(1, opts.values.length - 1), lim = opts.limit;
+    const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'plot eval-plot' });
+    const x = (p) => L + (p / n) * (W - L - R);
+    const y = (v) => T + (1 - (Math.max(-lim, Math.min(lim, v)) + lim) / (2 * lim)) * (H - T - B);
+    svg.appendChild(el('rect', { x: L, y: T, width: W - L - R, height: H - T - B, class: 'plot-area' }));
+    for (const v of [lim, 0, -lim])
+      svg.appendChild(el('text', { x: L - 3, y: y(v) + 3, 'text-anchor': 'end', class: 'plot-axis' },
+        v === 0 ? '0' : `${v > 0 ? '+' : '-'}${lim / 100}`));
+    svg.appendChild(el('line', { x1: L, x2: W - R, y1: y(0), y2: y(0), class: 'plot-grid' }));
+    // The line, and the area between it and 0 (one closed shape per run of known scores).
+    let d = '', fill = '', last = null;
+    opts.values.forEach((v, p) => {
+      const known = v !== null && v !== undefined;
+      if (!known && last !== null) { fill += `L${x(last).toFixed(1)},${y(0).toFixed(1)}Z`; last = null; }
+      if (!known) return;
+      const pt = `${x(p).toFixed(1)},${y(v).toFixed(1)}`;
+      d += `${last === null ? 'M' : 'L'}${pt}`;
+      fill += last === null ? `M${x(p).toFixed(1)},${y(0).toFixed(1)}L${pt}` : `L${pt}`;
+      last = p;
+    });
+    if (last !== null) fill += `L${x(last).toFixed(1)},${y(0).toFixed(1)}Z`;
+    svg.appendChild(el('path', { d: fill, class: 'eval-fill' }));
+    svg.appendChild(el('path', { d, class: 'plot-line eval-line' }));
+    if (opts.selected !== undefined)
+      svg.appendChild(el('line', { x1: x(opts.selected), x2: x(opts.selected), y1: T, y2: H - B, class: 'eval-cursor' }));
+    opts.values.forEach((v, p) => {
+      if (v === null || v === undefined) return;
+      const mark = (opts.marks || [])[p] || '';
+      svg.appendChild(el('circle', { cx: x(p).toFixed(1), cy: y(v).toFixed(1), r: mark ? 3 : 1.6, 'data-ply': String(p),
+        class: `eval-point${mark ? ' judgment-' + JUDGMENT[mark] : ''}` }));
+    });
+    svg.appendChild(el('text', { x: L, y: H - 3, class: 'plot-axis' }, '0'));
+    svg.appendChild(el('text', { x: W - R, y: H - 3, 'text-anchor': 'end', class: 'plot-axis' }, `ply ${n}`));
+    svg.addEventListener('click', (e) => {
+      const box = svg.getBoundingClientRect();
+      const vx = ((e.clientX - box.left) / box.width) * W;
+      if (opts.onPick) opts.onPick(Math.max(0, Math.min(n, Math.round(((vx - L) / (W - L - R)) * n))));
+    });
+    container.replaceChildren(svg);
+    return svg;
+  }
+
+  return { draw, evalGraph, formats: { plain, seconds, percent } };
 })();
