@@ -58,10 +58,15 @@ class Hub final : public tournament::TournamentObserver {
 
   // Any thread: posts the event to the io thread.
   void on_event(const tournament::Event& event) override;
+  // Any thread: the events so far are void (`arena view` found its log replaced by a new run's);
+  // posts reset().
+  void post_reset();
 
   // --- io thread only ---
   // Applies one event to the state and sends it to the clients that watch it.
   void ingest(const tournament::Event& event);
+  // Forgets every event; each client keeps its subscription and gets a fresh snapshot.
+  void reset();
   // A client connected: it watches the overview and gets its snapshot.
   void join(HubClient* client);
   // A client went away.
