@@ -41,7 +41,8 @@ int run_view(const ViewFlags& f) {
   std::vector<std::filesystem::path> dirs(f.dirs.begin(), f.dirs.end());
   const std::filesystem::path assets =
       f.assets.empty() ? server::find_assets_dir() : std::filesystem::path(f.assets);
-  if (assets.empty()) fmt::print(stderr, "arena view: warning: the board view's assets were not found (pages are 404)\n");
+  if (assets.empty())
+    fmt::print(stderr, "arena view: warning: the board view's assets were not found (pages are 404)\n");
   config::WebConfig web;
   web.bind = f.bind;
   web.port = f.port;

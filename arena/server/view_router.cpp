@@ -31,8 +31,9 @@ std::vector<ViewName> view_names(const std::vector<std::filesystem::path>& dirs)
 
 ViewRouter::ViewRouter(std::vector<Tournament> tournaments, StaticFiles assets) : assets_(std::move(assets)) {
   for (Tournament& t : tournaments)
-    mounted_.push_back({t.name, &t.hub, std::make_unique<Router>(t.hub, assets_, std::vector<models::EngineSource>{},
-                                                                 std::shared_ptr<ApiHandler>{})});
+    mounted_.push_back({t.name, &t.hub,
+                        std::make_unique<Router>(t.hub, assets_, std::vector<models::EngineSource>{},
+                                                 std::shared_ptr<ApiHandler>{})});
 }
 
 ViewRouter::Mounted* ViewRouter::find(std::string_view path, std::string_view& rest) {
@@ -108,9 +109,10 @@ RouteResult ViewRouter::route_unchecked(const HttpRequest& request) {
   if (path == "/api/tournaments")
     return {json_response(tournaments_json().dump(-1, ' ', false, json::error_handler_t::replace)), nullptr};
   if (path.starts_with("/api/") || path == "/api" || path == "/metrics")
-    return {json_error(404, "no such route: " + std::string(path) +
-                                " (/api/tournaments; each tournament's API and /metrics are under /t/<slug>/)"),
-            nullptr};
+    return {
+        json_error(404, "no such route: " + std::string(path) +
+                            " (/api/tournaments; each tournament's API and /metrics are under /t/<slug>/)"),
+        nullptr};
   if (path == "/health") {
     HttpResponse r;
     r.content_type = "text/plain; charset=utf-8";

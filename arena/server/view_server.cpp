@@ -40,8 +40,8 @@ std::filesystem::path event_log_path(const std::filesystem::path& dir) {
 }
 
 std::expected<std::unique_ptr<ViewServer>, std::string> ViewServer::start(
-    const config::WebConfig& web, std::filesystem::path assets_dir, const std::vector<std::filesystem::path>& dirs,
-    ViewOptions options) {
+    const config::WebConfig& web, std::filesystem::path assets_dir,
+    const std::vector<std::filesystem::path>& dirs, ViewOptions options) {
   if (dirs.empty()) return std::unexpected(std::string("no results folder given"));
   std::unique_ptr<ViewServer> view(new ViewServer());
   view->follow_ = std::make_unique<Follow>();
@@ -51,18 +51,19 @@ std::expected<std::unique_ptr<ViewServer>, std::string> ViewServer::start(
   for (const auto& dir : dirs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
-      return std::unexpected(fmt::format("'{}' is not a folder (give results folders of `arena run`)", dir.string()));
+      return std::unexpected(
+          fmt::format("'{}' is not a folder (give results folders of `arena run`)", dir.string()));
     const std::filesystem::path log = event_log_path(dir);
     if (!std::filesystem::is_regular_file(log, ec))
-      return std::unexpected(
-          fmt::format("'{}' has no event log '{}' (is it a results folder of `arena run`?)", dir.string(),
-                      log.string()));
+      return std::unexpected(fmt::format(
+          "'{}' has no event log '{}' (is it a results folder of `arena run`?)", dir.string(), log.string()));
     tournament::LogFollower follower(log);
     std::vector<tournament::Event> events;
     for (;;) {
       tournament::FollowBatch batch = follower.poll();
       if (!batch.errors.empty()) return std::unexpected(batch.errors.front());
-      if (batch.missing) return std::unexpected(fmt::format("'{}' went away while it was read", log.string()));
+      if (batch.missing)
+        return std::unexpected(fmt::format("'{}' went away while it was read", log.string()));
       for (auto& e : batch.events) events.push_back(std::move(e));
       if (!batch.more) break;
     }

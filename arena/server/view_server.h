@@ -25,10 +25,9 @@ struct ViewOptions {
 
 class ViewServer {
  public:
-  static std::expected<std::unique_ptr<ViewServer>, std::string> start(const config::WebConfig& web,
-                                                                       std::filesystem::path assets_dir,
-                                                                       const std::vector<std::filesystem::path>& dirs,
-                                                                       ViewOptions options = {});
+  static std::expected<std::unique_ptr<ViewServer>, std::string> start(
+      const config::WebConfig& web, std::filesystem::path assets_dir,
+      const std::vector<std::filesystem::path>& dirs, ViewOptions options = {});
   // Stops following the logs, then the server.
   ~ViewServer();
   ViewServer(const ViewServer&) = delete;

@@ -96,8 +96,8 @@ FollowBatch LogFollower::poll() {
   const std::string text = read_at(file.fd, offset_, want);
   const size_t used = take_lines(text, batch);
   if (used == 0 && text.size() == kMaxReadBytes) {
-    batch.errors.push_back(fmt::format("{}:{}: a line longer than {} MiB", path_.string(), line_no_ + 1,
-                                       kMaxReadBytes >> 20));
+    batch.errors.push_back(
+        fmt::format("{}:{}: a line longer than {} MiB", path_.string(), line_no_ + 1, kMaxReadBytes >> 20));
     return batch;  // read again at the next poll (the line may still end), never kept in memory
   }
   if (offset_ == 0 && used > 0) head_ = text.substr(0, std::min({used, text.find('\n') + 1, kHeadBytes}));

@@ -15,11 +15,11 @@
 namespace arena::tournament {
 
 struct FollowBatch {
-  bool restarted = false;          // the log was replaced or cut: `events` start from its first line
-  std::vector<Event> events;       // the complete lines read by this poll, in order
-  std::vector<std::string> errors; // "FILE:LINE: why" for each line that is not an event (skipped)
-  bool missing = false;            // the file is not there (yet, or any more)
-  bool more = false;               // the read stopped at the per-poll limit: poll again at once
+  bool restarted = false;           // the log was replaced or cut: `events` start from its first line
+  std::vector<Event> events;        // the complete lines read by this poll, in order
+  std::vector<std::string> errors;  // "FILE:LINE: why" for each line that is not an event (skipped)
+  bool missing = false;             // the file is not there (yet, or any more)
+  bool more = false;                // the read stopped at the per-poll limit: poll again at once
 };
 
 class LogFollower {

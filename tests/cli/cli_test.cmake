@@ -177,7 +177,7 @@ web:
   port: 0
 ")
 expect_run(ARGS run ${CMAKE_CURRENT_BINARY_DIR}/view_cli.yaml --output ${view_dir} --quiet CODE 0 MATCH "2 games played")
-expect_run(ARGS view --help CODE 0 MATCH "Usage: arena view .*DIRS.*--port.*--bind")
+expect_run(ARGS view --help CODE 0 MATCH "Usage: arena view \\[OPTIONS\\] dirs\\.\\.\\..*--port.*--bind")
 expect_run(ARGS view ${view_dir} --port 0 --for 0.5 CODE 0
            MATCH "arena view: 1 tournament at http://127.0.0.1:[0-9]+/\narena view:   view_cli_results at http://127.0.0.1:[0-9]+/t/view_cli_results/\n")
 expect_run(ARGS view ${CMAKE_CURRENT_BINARY_DIR}/no-such-results CODE 1

@@ -76,7 +76,8 @@ TEST_CASE("arena view in headless Chromium", "[.browser][server][slow]") {
   auto view = arena::server::ViewServer::start(web, assets, {done, live});
   REQUIRE(view.has_value());
   const fs::path out = fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "screenshots";
-  const std::string command = fmt::format("node '{}' '{}' '{}' view", script, (*view)->server().url(), out.string());
+  const std::string command =
+      fmt::format("node '{}' '{}' '{}' view", script, (*view)->server().url(), out.string());
   const int rc = std::system(command.c_str());
   stop = true;
   writer.join();
@@ -84,5 +85,6 @@ TEST_CASE("arena view in headless Chromium", "[.browser][server][slow]") {
   std::error_code ec;
   fs::remove_all(base, ec);
   CHECK(rc == 0);
-  for (const char* shot : {"view-list.png", "view-overview.png", "view-game.png"}) CHECK(fs::exists(out / shot));
+  for (const char* shot : {"view-list.png", "view-overview.png", "view-game.png"})
+    CHECK(fs::exists(out / shot));
 }

@@ -1,6 +1,8 @@
 // LogFollower (arena view's reader of a growing event log): complete lines only, a torn last line
 // kept for later, a log replaced or cut read again from its start, damaged lines reported with
 // file:line and skipped, unknown event types skipped; and view_names' folder names and slugs.
+#include "arena/tournament/log_follower.h"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -8,7 +10,6 @@
 #include <fstream>
 
 #include "arena/server/view_router.h"
-#include "arena/tournament/log_follower.h"
 #include "tests/server/event_maker.h"
 
 namespace fs = std::filesystem;
@@ -75,14 +76,18 @@ TEST_CASE("a growing log is read in complete lines; a torn last line waits for i
 
   // An event type this build does not know is skipped; a damaged complete line is an error
   // naming the file and line, and reading goes on after it.
-  append(log, R"({"type":"future_thing","seq":99,"time":1})" "\n" "{not json\n" + line(ev.game_end()));
+  append(log, R"({"type":"future_thing","seq":99,"time":1})"
+              "\n"
+              "{not json\n" +
+                  line(ev.game_end()));
   batch = follower.poll();
   REQUIRE(batch.events.size() == 1);
   CHECK(std::holds_alternative<arena::tournament::GameEnd>(batch.events[0].body));
   REQUIRE(batch.errors.size() == 1);
   CHECK(batch.errors[0] == log.string() + ":5: not a JSON event");
   // A field of the wrong type is an error too.
-  append(log, R"({"type":"game_end","game":7,"time":1})" "\n");
+  append(log, R"({"type":"game_end","game":7,"time":1})"
+              "\n");
   batch = follower.poll();
   REQUIRE(batch.errors.size() == 1);
   CHECK(batch.errors[0].starts_with(log.string() + ":7: "));
@@ -119,8 +124,9 @@ TEST_CASE("a log replaced by a new run, or cut, is read again from its start", "
   SECTION("rewritten in place with another first line") {
     EventMaker second;
     second.base("skip");
-    std::ofstream(log, std::ios::trunc) << line(second.tournament_start(8)) << line(second.game_start("g0001", "chess"))
-                                        << line(second.random_move()) << line(second.random_move());
+    std::ofstream(log, std::ios::trunc)
+        << line(second.tournament_start(8)) << line(second.game_start("g0001", "chess"))
+        << line(second.random_move()) << line(second.random_move());
     auto batch = follower.poll();
     CHECK(batch.restarted);
     REQUIRE(batch.events.size() == 4);

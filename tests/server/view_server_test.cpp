@@ -3,6 +3,8 @@
 // API, PGN and WebSocket feed of `arena run`; a growing log followed live (a torn line waits for
 // its end), a replaced log resetting the hub; a folder without a log, or a damaged log, an error
 // naming the file and line.
+#include "arena/server/view_server.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "arena/server/view_server.h"
 #include "arena/tournament/event_log.h"
 #include "tests/server/event_maker.h"
 #include "tests/server/http_client.h"
@@ -113,7 +114,8 @@ TEST_CASE("arena view serves each folder's tournament and the list of them", "[s
   const fs::path done = tree.folder("done"), live = tree.folder("live");
   write_finished(done);
   EventMaker ev;
-  append(live / "events.jsonl", lines({ev.tournament_start(2), ev.game_start("g0001", "janggi"), ev.random_move()}));
+  append(live / "events.jsonl",
+         lines({ev.tournament_start(2), ev.game_start("g0001", "janggi"), ev.random_move()}));
   auto view = start(tree, {done, live});
   const uint16_t port = view->server().port();
 

@@ -104,6 +104,7 @@ const Arena = {
 // and a "Tournaments" link lead to the list of tournaments at /.
 if (Arena.base) {
   for (const a of document.querySelectorAll('a[href^="/"]:not(.brand)')) a.setAttribute('href', Arena.base + a.getAttribute('href'));
+  document.title += ` \u00b7 ${decodeURIComponent(Arena.base.slice(3))}`;
   const nav = document.querySelector('header nav');
   if (nav) nav.prepend(Arena.el('a', { href: '/', text: 'Tournaments' }), ' ');
 }
