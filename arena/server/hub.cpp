@@ -72,6 +72,7 @@ void Hub::reset() {
   metrics_.clear();
   external_metrics_time_.clear();
   num_moves_ = num_failures_ = 0;
+  last_event_time_ = 0;
   // A snapshot resets what a page shows (feed.js renders each snapshot afresh). deliver() may
   // close a client, which calls leave(): iterate over a copy of the keys.
   std::vector<HubClient*> targets;
@@ -176,7 +177,9 @@ json Hub::event_json(const tournament::Event& event) const {
 }
 
 void Hub::ingest(const tournament::Event& event) {
-  if (apply(event)) broadcast(event, event_json(event));
+  if (!apply(event)) return;
+  last_event_time_ = std::max(last_event_time_, event.time);
+  broadcast(event, event_json(event));
 }
 
 void Hub::broadcast(const tournament::Event& event, const json& body_json) {
@@ -284,6 +287,7 @@ json Hub::tournament_json() const {
   t["moves"] = st.moves;
   t["finished"] = tournament_end_.has_value();
   t["interrupted"] = tournament_end_ && tournament_end_->interrupted;
+  t["last_event_time"] = last_event_time_ > 0 ? json(last_event_time_) : json();
   return t;
 }
 

@@ -133,6 +133,7 @@ class Hub final : public tournament::TournamentObserver {
   std::map<std::string, std::deque<tournament::Event>> metrics_;
   std::map<std::string, double> external_metrics_time_;
   int64_t num_moves_ = 0, num_failures_ = 0;
+  double last_event_time_ = 0;  // of the newest event applied (a stalled run shows its age)
   std::map<HubClient*, ClientState> clients_;
 };
 

@@ -134,6 +134,7 @@ TEST_CASE("arena view serves each folder's tournament and the list of them", "[s
   CHECK(t[1]["name"] == "live");
   CHECK(t[1]["status"] == "running");
   CHECK(t[1]["games_in_flight"] == 1);
+  CHECK(t[1]["last_event_time"] == ev.time());  // the newest event's, for a run that stalled
 
   CHECK(http_get(port, "/").body == "<html>tournaments</html>");
   CHECK(http_get(port, "/t/done/").body == "<html>overview</html>");

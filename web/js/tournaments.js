@@ -44,6 +44,14 @@
     } catch (e) { /* shown as not loaded; the next poll tries again */ }
   }
 
+  // How long ago a Unix time was, in the largest whole unit (a run that died shows its age).
+  function age(unix) {
+    const s = Math.max(0, Math.round(Date.now() / 1000 - unix));
+    if (s < 120) return `${s} s`;
+    if (s < 7200) return `${Math.round(s / 60)} min`;
+    return s < 172800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} days`;
+  }
+
   function card(t) {
     const total = t.games_total || 0, done = t.games_done || 0;
     const info = [];
@@ -65,7 +73,8 @@
         Arena.el('span', { class: `status status-${t.status}`, text: t.status })),
       Arena.el('div', { class: 'muted', text: info.join(' \u00b7 ') }),
       Arena.el('div', { class: 'progress' }, Arena.el('div', { class: 'bar', style: `width: ${total ? (100 * done) / total : 0}%` })),
-      Arena.el('div', { text: `${done} of ${total} games done, ${t.games_in_flight || 0} in flight, ${t.moves || 0} moves` }),
+      Arena.el('div', { text: `${done} of ${total} games done, ${t.games_in_flight || 0} in flight, ${t.moves || 0} moves` +
+        (t.status === 'running' && t.last_event_time ? ` \u00b7 last event ${age(t.last_event_time)} ago` : '') }),
       Arena.el('p', {}, Arena.el('a', { href: t.url, text: 'Overview' }), ' ',
         Arena.el('a', { href: `${t.url}dashboard`, text: 'Serving' })),
       (t.standings || []).length ? standingsTable(t.standings) : Arena.el('p', { class: 'muted', text: 'No standings yet.' }),
