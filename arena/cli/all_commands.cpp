@@ -18,13 +18,14 @@ void add_demo_command(CLI::App& root, Action& action);
 void add_serve_command(CLI::App& root, Action& action);
 void add_dataset_command(CLI::App& root, Action& action);
 void add_ratings_command(CLI::App& root, Action& action);
+void add_view_command(CLI::App& root, Action& action);
 
 std::span<const Registrar> all_commands() {
   static constexpr std::array registrars{
       &add_version_command, &add_synth_command,    &add_perft_command, &add_bench_command,
       &add_eval_command,    &add_tokenize_command, &add_plan_command,  &add_generate_command,
       &add_run_command,     &add_demo_command,     &add_serve_command, &add_dataset_command,
-      &add_ratings_command,
+      &add_ratings_command, &add_view_command,
   };
   return registrars;
 }

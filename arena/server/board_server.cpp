@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "arena/server/http_session.h"
+#include "arena/server/view_router.h"
 #include "arena/server/websocket_session.h"
 #include "arena/tournament/metrics_sampler.h"
 
@@ -99,8 +100,8 @@ struct BoardServer::Impl {
   // handlers) goes before the hub and router they point to.
   ServerOptions options;
   std::vector<models::EngineSource> engines;
-  std::unique_ptr<Hub> hub;
-  std::unique_ptr<Router> router;
+  std::vector<std::unique_ptr<Hub>> hubs;  // one per tournament (`arena view`: several)
+  std::unique_ptr<RequestHandler> router;
   std::unique_ptr<AccessPolicy> access;
   ServerState state;
   tournament::MetricsSampler sampler;  // no metrics.csv: samples for the hub only
@@ -113,6 +114,12 @@ struct BoardServer::Impl {
 
   explicit Impl(std::vector<models::EngineSource> e) : engines(e), sampler(std::move(e)) {}
 
+  Hub& add_hub() {
+    hubs.push_back(std::make_unique<Hub>([this](std::function<void()> f) { net::post(ioc, std::move(f)); },
+                                         options.history_seconds));
+    return *hubs.back();
+  }
+
   void schedule_sample() {
     if (options.metrics_interval.count() <= 0 || engines.empty()) return;
     metrics_timer->expires_after(options.metrics_interval);
@@ -120,6 +127,7 @@ struct BoardServer::Impl {
       if (ec) return;
       const double now = unix_now();
       for (const tournament::EngineSample& sample : sampler.sample(now, 0, 0)) {
+        Hub* hub = hubs[0].get();  // the server's own samples: `arena run` and `arena serve` (one hub)
         if (hub->has_recent_external_metrics(sample.model, now, 5.0)) continue;
         tournament::MetricsEvent event = tournament::MetricsSampler::to_event(sample, std::nullopt);
         event.source = "server";
@@ -136,10 +144,28 @@ std::expected<std::unique_ptr<BoardServer>, std::string> BoardServer::start(
   auto impl = std::make_unique<Impl>(engines);
   Impl& s = *impl;
   s.options = std::move(options);
-  s.hub = std::make_unique<Hub>([&s](std::function<void()> f) { net::post(s.ioc, std::move(f)); },
-                                s.options.history_seconds);
-  s.router = std::make_unique<Router>(*s.hub, StaticFiles(std::move(assets_dir)), engines, s.options.api);
-  s.state.hub = s.hub.get();
+  s.add_hub();
+  s.router = std::make_unique<Router>(*s.hubs[0], StaticFiles(std::move(assets_dir)), engines, s.options.api);
+  return listen(web, std::move(impl));
+}
+
+std::expected<std::unique_ptr<BoardServer>, std::string> BoardServer::start_view(
+    const config::WebConfig& web, std::filesystem::path assets_dir, const std::vector<ViewName>& names,
+    ServerOptions options) {
+  if (names.empty()) return std::unexpected(std::string("no tournament to view"));
+  auto impl = std::make_unique<Impl>(std::vector<models::EngineSource>{});
+  Impl& s = *impl;
+  s.options = std::move(options);
+  s.options.api.reset();  // read-only: no /v1
+  std::vector<ViewRouter::Tournament> tournaments;
+  for (const ViewName& name : names) tournaments.push_back({name, s.add_hub()});
+  s.router = std::make_unique<ViewRouter>(std::move(tournaments), StaticFiles(std::move(assets_dir)));
+  return listen(web, std::move(impl));
+}
+
+std::expected<std::unique_ptr<BoardServer>, std::string> BoardServer::listen(const config::WebConfig& web,
+                                                                             std::unique_ptr<Impl> impl) {
+  Impl& s = *impl;
   s.state.router = s.router.get();
   s.state.limits = s.options.limits;
 
@@ -195,7 +221,10 @@ BoardServer::~BoardServer() {
 }
 
 tournament::TournamentObserver* BoardServer::observer() {
-  return impl_->hub.get();
+  return impl_->hubs[0].get();
+}
+Hub* BoardServer::hub(size_t i) {
+  return i < impl_->hubs.size() ? impl_->hubs[i].get() : nullptr;
 }
 std::string BoardServer::url() const {
   return impl_->url;
@@ -208,7 +237,7 @@ bool BoardServer::run_on_io(const std::function<void(Hub&)>& f, std::chrono::mil
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> future = done->get_future();
   net::post(impl_->ioc, [s = impl_.get(), f, done] {
-    f(*s->hub);
+    f(*s->hubs[0]);
     done->set_value();
   });
   return future.wait_for(timeout) == std::future_status::ready;

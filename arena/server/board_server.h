@@ -26,6 +26,7 @@
 #include "arena/models/engine_source.h"
 #include "arena/server/hub.h"
 #include "arena/server/router.h"
+#include "arena/server/view_router.h"
 #include "arena/tournament/observer.h"
 
 namespace arena::server {
@@ -58,6 +59,11 @@ class BoardServer {
   static std::expected<std::unique_ptr<BoardServer>, std::string> start(
       const config::WebConfig& web, std::filesystem::path assets_dir,
       std::vector<models::EngineSource> engines, ServerOptions options = {});
+  // `arena view`: one hub per name, each tournament under /t/<slug>/ and the list of them at /
+  // (view_router.h); no engines, no /v1. Slugs must be distinct (view_names makes them so).
+  static std::expected<std::unique_ptr<BoardServer>, std::string> start_view(
+      const config::WebConfig& web, std::filesystem::path assets_dir, const std::vector<ViewName>& names,
+      ServerOptions options = {});
   // Stops the io thread and closes every connection.
   ~BoardServer();
   BoardServer(const BoardServer&) = delete;
@@ -65,13 +71,16 @@ class BoardServer {
 
   // The hub as the tournament's observer (thread-safe; never blocks).
   tournament::TournamentObserver* observer();
+  // The hub of tournament `i` (start_view's order; start's one is 0), null beyond them. From other
+  // threads only its on_event and post_reset may be called.
+  Hub* hub(size_t i);
   // "http://127.0.0.1:8080/".
   std::string url() const;
   // The bound port.
   uint16_t port() const;
 
-  // Runs `f` on the io thread and waits for it (at most `timeout`); false on timeout. For tests
-  // and status lines: the hub's accessors may only be used there.
+  // Runs `f` on the io thread with hub 0 and waits for it (at most `timeout`); false on timeout.
+  // For tests and status lines: the hub's accessors may only be used there.
   bool run_on_io(const std::function<void(Hub&)>& f,
                  std::chrono::milliseconds timeout = std::chrono::seconds(5));
   // Open connections right now (HTTP and WebSocket), read on the io thread; -1 on timeout.
@@ -81,6 +90,9 @@ class BoardServer {
 
  private:
   explicit BoardServer(std::unique_ptr<Impl> impl);
+  // Binds the address and starts the io thread for a prepared Impl (hubs and router made).
+  static std::expected<std::unique_ptr<BoardServer>, std::string> listen(const config::WebConfig& web,
+                                                                         std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

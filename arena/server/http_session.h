@@ -76,9 +76,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return send(std::move(*refused));
     }
     if (upgrade) {
-      if (req.target() != "/ws") return send_error(404, "WebSocket connections go to /ws");
+      Hub* hub = state_.router->websocket_hub(request.path);
+      if (!hub || request.path != req.target())
+        return send_error(404, "WebSocket connections go to /ws (under a tournament's path in `arena view`)");
       stream_.expires_never();
-      auto ws = std::make_shared<WebsocketSession>(stream_.release_socket(), state_, std::move(slot_));
+      auto ws = std::make_shared<WebsocketSession>(stream_.release_socket(), state_, std::move(slot_), *hub);
       ws->run(std::move(req));
       return;
     }

@@ -58,6 +58,29 @@ void Hub::on_event(const tournament::Event& event) {
   });
 }
 
+void Hub::post_reset() {
+  post_([this] { reset(); });
+}
+
+void Hub::reset() {
+  tournament_.reset();
+  tournament_end_.reset();
+  book_ = tournament::GameBook();
+  boards_.clear();
+  order_.clear();
+  standings_ = {};
+  metrics_.clear();
+  external_metrics_time_.clear();
+  num_moves_ = num_failures_ = 0;
+  last_event_time_ = 0;
+  // A snapshot resets what a page shows (feed.js renders each snapshot afresh). deliver() may
+  // close a client, which calls leave(): iterate over a copy of the keys.
+  std::vector<HubClient*> targets;
+  for (const auto& entry : clients_) targets.push_back(entry.first);
+  for (HubClient* client : targets)
+    if (auto it = clients_.find(client); it != clients_.end()) send_snapshot(client, it->second);
+}
+
 Hub::MoveView Hub::replay(Board& board, const std::string& variant, const tournament::Event& event,
                           const tournament::MoveEvent& move) {
   // The hub keeps its own board of each game in flight (for the board JSON's ply, last move and
@@ -154,7 +177,9 @@ json Hub::event_json(const tournament::Event& event) const {
 }
 
 void Hub::ingest(const tournament::Event& event) {
-  if (apply(event)) broadcast(event, event_json(event));
+  if (!apply(event)) return;
+  last_event_time_ = std::max(last_event_time_, event.time);
+  broadcast(event, event_json(event));
 }
 
 void Hub::broadcast(const tournament::Event& event, const json& body_json) {
@@ -263,6 +288,7 @@ json Hub::tournament_json() const {
   t["moves"] = st.moves;
   t["finished"] = tournament_end_.has_value();
   t["interrupted"] = tournament_end_ && tournament_end_->interrupted;
+  t["last_event_time"] = last_event_time_ > 0 ? json(last_event_time_) : json();
   return t;
 }
 

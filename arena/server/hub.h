@@ -58,10 +58,15 @@ class Hub final : public tournament::TournamentObserver {
 
   // Any thread: posts the event to the io thread.
   void on_event(const tournament::Event& event) override;
+  // Any thread: the events so far are void (`arena view` found its log replaced by a new run's);
+  // posts reset().
+  void post_reset();
 
   // --- io thread only ---
   // Applies one event to the state and sends it to the clients that watch it.
   void ingest(const tournament::Event& event);
+  // Forgets every event; each client keeps its subscription and gets a fresh snapshot.
+  void reset();
   // A client connected: it watches the overview and gets its snapshot.
   void join(HubClient* client);
   // A client went away.
@@ -128,6 +133,7 @@ class Hub final : public tournament::TournamentObserver {
   std::map<std::string, std::deque<tournament::Event>> metrics_;
   std::map<std::string, double> external_metrics_time_;
   int64_t num_moves_ = 0, num_failures_ = 0;
+  double last_event_time_ = 0;  // of the newest event applied (a stalled run shows its age)
   std::map<HubClient*, ClientState> clients_;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "arena/models/engine_source.h"
@@ -21,13 +22,25 @@ class ApiHandler {
   virtual RouteResult handle(const HttpRequest& request) = 0;
 };
 
-class Router {
+// What the server's sessions ask: the response to a request, and the hub a WebSocket joins.
+// Router serves one tournament; ViewRouter (view_router.h) several under path prefixes.
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  // The response to `request`.
+  virtual RouteResult route(const HttpRequest& request) = 0;
+  // The hub a WebSocket upgrade to `path` joins; null when that path has none (404).
+  virtual Hub* websocket_hub(std::string_view path) = 0;
+};
+
+class Router final : public RequestHandler {
  public:
   Router(Hub& hub, StaticFiles assets, std::vector<models::EngineSource> engines,
          std::shared_ptr<ApiHandler> api);
 
-  // The response to `request`.
-  RouteResult route(const HttpRequest& request);
+  RouteResult route(const HttpRequest& request) override;
+  // The tournament's hub for /ws.
+  Hub* websocket_hub(std::string_view path) override { return path == "/ws" ? &hub_ : nullptr; }
 
  private:
   RouteResult route_unchecked(const HttpRequest& request);

@@ -29,10 +29,10 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-// What every session shares: the hub, the router, the access rules, the limits and the connection count.
+// What every session shares: the router (which also names the hub of each WebSocket path), the
+// access rules, the limits and the connection count.
 struct ServerState {
-  Hub* hub = nullptr;
-  Router* router = nullptr;
+  RequestHandler* router = nullptr;
   const AccessPolicy* access = nullptr;
   ServerLimits limits;
   int32_t connections = 0;  // io thread only
@@ -56,11 +56,11 @@ class ConnectionSlot {
 
 class WebsocketSession : public std::enable_shared_from_this<WebsocketSession>, public HubClient {
  public:
-  WebsocketSession(tcp::socket&& socket, ServerState& state, ConnectionSlot slot)
-      : ws_(std::move(socket)), state_(state), slot_(std::move(slot)) {}
+  WebsocketSession(tcp::socket&& socket, ServerState& state, ConnectionSlot slot, Hub& hub)
+      : ws_(std::move(socket)), state_(state), slot_(std::move(slot)), hub_(hub) {}
 
   ~WebsocketSession() override {
-    if (joined_) state_.hub->leave(this);
+    if (joined_) hub_.leave(this);
   }
 
   void run(http::request<http::string_body> request) {
@@ -89,7 +89,7 @@ class WebsocketSession : public std::enable_shared_from_this<WebsocketSession>, 
   void on_accept(beast::error_code ec) {
     if (ec) return;
     joined_ = true;
-    state_.hub->join(this);
+    hub_.join(this);
     do_read();
   }
 
@@ -113,7 +113,7 @@ class WebsocketSession : public std::enable_shared_from_this<WebsocketSession>, 
     } else {
       const std::string text = beast::buffers_to_string(buffer_.data());
       buffer_.consume(buffer_.size());
-      state_.hub->handle_message(this, text);
+      hub_.handle_message(this, text);
     }
     if (!closing_) do_read();
   }
@@ -139,7 +139,7 @@ class WebsocketSession : public std::enable_shared_from_this<WebsocketSession>, 
     closing_ = true;
     if (joined_) {
       joined_ = false;
-      state_.hub->leave(this);
+      hub_.leave(this);
     }
   }
 
@@ -159,6 +159,7 @@ class WebsocketSession : public std::enable_shared_from_this<WebsocketSession>, 
   beast::flat_buffer buffer_;
   ServerState& state_;
   ConnectionSlot slot_;
+  Hub& hub_;  // the tournament this socket watches
   std::deque<std::shared_ptr<const std::string>> queue_;
   size_t queued_bytes_ = 0;
   bool joined_ = false, closing_ = false;

@@ -2,7 +2,9 @@
 // DevTools protocol) opens the overview, a chess game, a janggi game and the serving dashboard of
 // a running server, checks the DOM (boards drawn, the game page's board changing after a live
 // move, its evaluation graph, judgments and best-move arrow, a click on the graph jumping to that
-// ply, plots filled), and saves screenshots. Usage: node check.cjs URL OUTDIR
+// ply, plots filled), and saves screenshots. With `view`, the server is `arena view`'s instead
+// (view_check.cjs): its list of tournaments, a tournament's overview and a game growing live.
+// Usage: node check.cjs URL OUTDIR [view]
 // Exit 0 when every check passed; 1 with the failed checks on stderr.
 'use strict';
 
@@ -11,9 +13,9 @@ const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [, , base, outDir] = process.argv;
+const [, , base, outDir, mode] = process.argv;
 if (!base || !outDir) {
-  console.error('usage: node check.cjs URL OUTDIR');
+  console.error('usage: node check.cjs URL OUTDIR [view]');
   process.exit(2);
 }
 fs.mkdirSync(outDir, { recursive: true });
@@ -35,6 +37,24 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   const live = () => page.waitForFunction(() => document.body.dataset.feed === 'live', null, { timeout: 10000 });
+  if (mode === 'view') await require('./view_check.cjs')({ page, base, outDir, check, live });
+  else await checkRun(page, live);
+
+  check(errors.length === 0, `no script errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
+  await browser.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+  if (failures.length) {
+    console.error(`browser check: ${failures.length} failed`);
+    process.exit(1);
+  }
+  console.log('browser check: all passed');
+})().catch((e) => {
+  console.error('browser check crashed:', e);
+  process.exit(1);
+});
+
+// `arena run`'s board view: overview, a chess and a janggi game, the dashboard.
+async function checkRun(page, live) {
 
   // Overview: small boards of the games in flight, the standings.
   await page.goto(base, { waitUntil: 'load' });
@@ -113,16 +133,4 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
   check(lines >= 8, `dashboard plots have lines (${lines})`);
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(outDir, 'dashboard.png'), fullPage: true });
-
-  check(errors.length === 0, `no script errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
-  await browser.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-  if (failures.length) {
-    console.error(`browser check: ${failures.length} failed`);
-    process.exit(1);
-  }
-  console.log('browser check: all passed');
-})().catch((e) => {
-  console.error('browser check crashed:', e);
-  process.exit(1);
-});
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real-browser check of the board view: headless Debian Chromium opens the overview, a chess
 # game, a janggi game and the serving dashboard of a running board server, checks the DOM (the
-# game page's board changes after a live move) and saves screenshots under BUILD/screenshots.
+# game page's board changes after a live move) and saves screenshots under BUILD/screenshots;
+# then the same for `arena view` (its list of tournaments, an overview and a game growing live).
 # Usage: tests/browser/run.sh [BUILD_DIR]   (default: build). Needs `chromium` (Debian package),
 # node and npm; playwright-core is installed into BUILD/browser on first use.
 set -euo pipefail

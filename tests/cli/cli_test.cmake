@@ -158,3 +158,31 @@ set(ENV{ARENA_API_KEY} "key with spaces")  # the environment's key is read, and 
 expect_run(ARGS serve --model ${serve_model} --host 0.0.0.0 CODE 2
            MATCH "^arena serve: error: ARENA_API_KEY: the API key must be printable")
 unset(ENV{ARENA_API_KEY})
+
+# arena view: a results folder of a short `arena run` (search against random moves, no model)
+# served from its event log alone for a second; a folder without a log and a missing folder are
+# errors naming them. tests/server/view_server_test.cpp checks the pages and API it serves.
+set(view_dir ${CMAKE_CURRENT_BINARY_DIR}/view_cli_results)
+file(REMOVE_RECURSE ${view_dir})
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/view_cli.yaml "agents:
+  - {name: search, type: search, depth: 1, seed: 1}
+  - {name: random, type: random, seed: 2}
+tournament:
+  games: [chess]
+  games_per_pairing: 2
+  adjudication:
+    max_plies: 12
+  seed: 7
+web:
+  port: 0
+")
+expect_run(ARGS run ${CMAKE_CURRENT_BINARY_DIR}/view_cli.yaml --output ${view_dir} --quiet CODE 0 MATCH "2 games played")
+expect_run(ARGS view --help CODE 0 MATCH "Usage: arena view \\[OPTIONS\\] dirs\\.\\.\\..*--port.*--bind")
+expect_run(ARGS view ${view_dir} --port 0 --for 0.5 CODE 0
+           MATCH "arena view: 1 tournament at http://127.0.0.1:[0-9]+/\narena view:   view_cli_results at http://127.0.0.1:[0-9]+/t/view_cli_results/\n")
+expect_run(ARGS view ${CMAKE_CURRENT_BINARY_DIR}/no-such-results CODE 1
+           MATCH "^arena view: error: '.*no-such-results' is not a folder")
+expect_run(ARGS view ${CMAKE_CURRENT_BINARY_DIR} --port 0 CODE 1
+           MATCH "^arena view: error: '.*' has no event log '.*/events.jsonl'")
+expect_run(ARGS view CODE 2 MATCH "^arena view: error: dirs is required")
+expect_run(ARGS view ${view_dir} --bind not-an-ip --port 0 CODE 1 MATCH "web.bind 'not-an-ip' is not an IP address")

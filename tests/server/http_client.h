@@ -104,10 +104,10 @@ inline std::string raw_exchange(uint16_t port, const std::string& bytes,
   return reply;
 }
 
-// A WebSocket client of /ws.
+// A WebSocket client of /ws (or of `target`: `arena view`'s /t/<slug>/ws).
 class WsClient {
  public:
-  explicit WsClient(uint16_t port) : ws_(ioc_) {
+  explicit WsClient(uint16_t port, const std::string& target = "/ws") : ws_(ioc_) {
     beast::error_code ec;
     beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(5));
     beast::get_lowest_layer(ws_).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port), ec);
@@ -115,7 +115,7 @@ class WsClient {
       error_ = "connect: " + ec.message();
       return;
     }
-    ws_.async_handshake("127.0.0.1", "/ws", [&](beast::error_code e) { ec = e; });
+    ws_.async_handshake("127.0.0.1", target, [&](beast::error_code e) { ec = e; });
     run();
     beast::get_lowest_layer(ws_).expires_never();
     if (ec) error_ = "handshake: " + ec.message();

@@ -17,7 +17,7 @@ class ArenaFeed {
 
   connect() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    const ws = new WebSocket(`${scheme}://${location.host}${Arena.base}/ws`);
     this.ws = ws;
     this.lastSeq = null;
     this.status('connecting');
@@ -73,6 +73,9 @@ class ArenaFeed {
 
 // Small helpers shared by the pages.
 const Arena = {
+  // The path prefix of the tournament's pages: '' under `arena run`, '/t/<name>' under `arena view`
+  // (which serves several tournaments, each below its own prefix, and their list at /).
+  base: (location.pathname.match(/^\/t\/[^/]+/) || [''])[0],
   el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -96,3 +99,12 @@ const Arena = {
     return ArenaBoard.isJanggi(variant) ? ['Cho', 'Han'] : ['White', 'Black'];
   },
 };
+
+// Under `arena view` the page's own links (nav, /metrics) get the tournament's prefix; the brand
+// and a "Tournaments" link lead to the list of tournaments at /.
+if (Arena.base) {
+  for (const a of document.querySelectorAll('a[href^="/"]:not(.brand)')) a.setAttribute('href', Arena.base + a.getAttribute('href'));
+  document.title += ` \u00b7 ${decodeURIComponent(Arena.base.slice(3))}`;
+  const nav = document.querySelector('header nav');
+  if (nav) nav.prepend(Arena.el('a', { href: '/', text: 'Tournaments' }), ' ');
+}

@@ -6,11 +6,11 @@
 'use strict';
 
 (() => {
-  const id = decodeURIComponent(location.pathname.replace(/^\/game\/?/, '')) ||
+  const id = decodeURIComponent(location.pathname.slice(Arena.base.length).replace(/^\/game\/?/, '')) ||
     new URLSearchParams(location.search).get('id') || '';
   const state = { game: null, moves: [], ply: 0, follow: true, quality: [] };
 
-  document.getElementById('pgn-link').href = `/api/games/${encodeURIComponent(id)}.pgn`;
+  document.getElementById('pgn-link').href = `${Arena.base}/api/games/${encodeURIComponent(id)}.pgn`;
 
   function current() { return state.ply > 0 ? state.moves[state.ply - 1] : null; }
 

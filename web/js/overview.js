@@ -22,7 +22,7 @@
   function card(g) {
     const names = Arena.sideNames(g.variant);
     const boardBox = Arena.el('div', { class: 'mini-board' });
-    const node = Arena.el('a', { class: 'game-card', href: `/game/${encodeURIComponent(g.id)}`, 'data-game': g.id },
+    const node = Arena.el('a', { class: 'game-card', href: `${Arena.base}/game/${encodeURIComponent(g.id)}`, 'data-game': g.id },
       Arena.el('div', { class: 'card-title' }, Arena.el('b', { text: g.id }), ` ${g.variant}`),
       boardBox,
       Arena.el('div', { class: 'card-players' },
@@ -66,7 +66,7 @@
   function renderResults() {
     const table = document.getElementById('results');
     const rows = state.finished.slice(-15).reverse().map((g) => Arena.el('tr', {},
-      Arena.el('td', {}, Arena.el('a', { href: `/game/${encodeURIComponent(g.id)}`, text: g.id })),
+      Arena.el('td', {}, Arena.el('a', { href: `${Arena.base}/game/${encodeURIComponent(g.id)}`, text: g.id })),
       Arena.el('td', { text: g.variant }), Arena.el('td', { text: `${g.first} - ${g.second}` }),
       Arena.el('td', { text: g.result || '*' }), Arena.el('td', { class: 'muted', text: g.reason || '' })));
     table.replaceChildren(...rows);
