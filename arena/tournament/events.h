@@ -52,6 +52,7 @@ struct MoveEvent {
   // Whether the tournament has an adjudication referee (then `referee_cp` is written, maybe null).
   bool has_referee = false;
   std::optional<int32_t> referee_cp;
+  std::string replica;  // the fleet replica that answered (an LLM agent on `endpoints:`), or ""
 };
 
 struct GameEnd {
