@@ -35,7 +35,7 @@ struct FleetOp final : PendingCompletion {
   std::function<void(CompletionResult)> on_done;
   uint64_t key = 0;
   Clock::time_point submitted;
-  std::mutex mutex;  // guards everything below
+  std::mutex mutex;         // guards everything below
   std::vector<bool> tried;  // this round
   int32_t round = 0;
   std::shared_ptr<PendingCompletion> pending;
@@ -90,7 +90,8 @@ class FleetBackend final : public LlmBackend, public std::enable_shared_from_thi
     auto op = std::make_shared<FleetOp>();
     op->key = stable_hash(affinity_key(request), config_.routing_seed);
     op->request = std::move(request);
-    op->on_done = [this_op = op.get(), done = std::move(on_done), weak = weak_from_this()](CompletionResult r) {
+    op->on_done = [this_op = op.get(), done = std::move(on_done),
+                   weak = weak_from_this()](CompletionResult r) {
       if (auto self = weak.lock()) self->forget(this_op);
       done(std::move(r));
     };
@@ -209,10 +210,11 @@ class FleetBackend final : public LlmBackend, public std::enable_shared_from_thi
       op->tried.assign(replicas_.size(), false);
     }
     if (round >= config_.max_retries)
-      return op->finish(failure(*op, FailureKind::BackendError,
-                                fmt::format("no healthy replica in the fleet after {} rounds ({})", round + 1,
-                                            troubles())));
-    const auto delay = std::max(config_.backoff, std::chrono::milliseconds(1)) * (int64_t{1} << std::min(round, 20));
+      return op->finish(failure(
+          *op, FailureKind::BackendError,
+          fmt::format("no healthy replica in the fleet after {} rounds ({})", round + 1, troubles())));
+    const auto delay =
+        std::max(config_.backoff, std::chrono::milliseconds(1)) * (int64_t{1} << std::min(round, 20));
     timer_->post_after(delay, [weak = weak_from_this(), op] {
       if (auto self = weak.lock()) self->route(op);
     });
@@ -245,7 +247,8 @@ std::expected<std::shared_ptr<LlmBackend>, std::string> make_fleet_backend(
     if (!seen.insert(e.base_url).second)
       return std::unexpected(fmt::format("openai fleet: endpoint {} is listed twice", e.base_url));
     if (e.weight < 1)
-      return std::unexpected(fmt::format("openai fleet: endpoint {} has weight {} (at least 1)", e.base_url, e.weight));
+      return std::unexpected(
+          fmt::format("openai fleet: endpoint {} has weight {} (at least 1)", e.base_url, e.weight));
     OpenAiBackendConfig one = config;
     one.base_url = e.base_url;
     one.endpoints.clear();
@@ -258,7 +261,8 @@ std::expected<std::shared_ptr<LlmBackend>, std::string> make_fleet_backend(
     replicas.push_back(std::move(*replica));
   }
   auto timer_target = parse_http_url(config.endpoints.front().base_url);
-  return std::make_shared<FleetBackend>(config, std::move(replicas), std::move(backends), std::move(*timer_target));
+  return std::make_shared<FleetBackend>(config, std::move(replicas), std::move(backends),
+                                        std::move(*timer_target));
 }
 
 }  // namespace agents::backend

@@ -94,7 +94,9 @@ std::optional<size_t> choose_replica(Routing routing, const ReplicaRing& ring,
       for (size_t k = 0; k < n; ++k) {
         const size_t i = (turn + k) % n;
         if (!replicas[i].usable) continue;
-        const auto load = [&](size_t j) { return double(replicas[j].in_flight) / std::max(1, replicas[j].weight); };
+        const auto load = [&](size_t j) {
+          return double(replicas[j].in_flight) / std::max(1, replicas[j].weight);
+        };
         if (!best || load(i) < load(*best)) best = i;
       }
       return best;

@@ -10,7 +10,9 @@
 namespace arena::config {
 namespace {
 
-bool url_ok(const std::string& url) { return url.starts_with("http://") || url.starts_with("https://"); }
+bool url_ok(const std::string& url) {
+  return url.starts_with("http://") || url.starts_with("https://");
+}
 
 // One `endpoints:` item: a URL, or a map with url and optionally weight and api_key_env.
 void read_endpoint(const YamlNode& item, size_t index, const std::string& agent, LoadContext& ctx,
@@ -32,11 +34,12 @@ void read_endpoint(const YamlNode& item, size_t index, const std::string& agent,
     return;
   }
   if (!url_ok(e.base_url))
-    ctx.diag.error(item.mark,
-                   fmt::format("{}: the url must start with http:// or https://, got '{}'", what, e.base_url));
+    ctx.diag.error(item.mark, fmt::format("{}: the url must start with http:// or https://, got '{}'", what,
+                                          e.base_url));
 }
 
-void read_endpoints(FieldReader& f, const std::string& agent, LoadContext& ctx, agents::OpenAiBackendConfig& o) {
+void read_endpoints(FieldReader& f, const std::string& agent, LoadContext& ctx,
+                    agents::OpenAiBackendConfig& o) {
   const YamlNode* list = f.get("endpoints");
   if (!list || list->is_null()) return;
   if (!list->is_sequence() || list->items.empty()) {
@@ -76,13 +79,15 @@ void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ct
   if (node && !node->is_null()) {
     const bool fleet = f.has("endpoints");
     if (fleet && f.has("base_url"))
-      ctx.diag.error(f.mark("endpoints"),
-                     fmt::format("openai of agent '{}': give base_url (one server) or endpoints (a fleet), not both",
-                                 agent));
+      ctx.diag.error(
+          f.mark("endpoints"),
+          fmt::format("openai of agent '{}': give base_url (one server) or endpoints (a fleet), not both",
+                      agent));
     else if (!fleet && o.base_url.empty())
-      ctx.diag.error(f.mark(), fmt::format("openai of agent '{}' needs base_url (e.g. http://127.0.0.1:8000/v1) "
-                                           "or endpoints (a list of them)",
-                                           agent));
+      ctx.diag.error(f.mark(),
+                     fmt::format("openai of agent '{}' needs base_url (e.g. http://127.0.0.1:8000/v1) "
+                                 "or endpoints (a list of them)",
+                                 agent));
     else if (!fleet && !url_ok(o.base_url))
       ctx.diag.error(f.mark("base_url"),
                      fmt::format("base_url must start with http:// or https://, got '{}'", o.base_url));
@@ -93,7 +98,8 @@ void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ct
       ctx.diag.error(f.mark("session_header"),
                      fmt::format("session_header '{}' is not an HTTP header name", o.session_header));
     if (o.model.empty())
-      ctx.diag.error(f.mark(), fmt::format("openai of agent '{}' needs model (the server's model name)", agent));
+      ctx.diag.error(f.mark(),
+                     fmt::format("openai of agent '{}' needs model (the server's model name)", agent));
   }
   f.finish();
 }

@@ -23,15 +23,21 @@ using openai_test::Reply;
 namespace {
 
 std::string answer(const std::string& content, int cached = 0) {
-  return json{{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
-              {"usage",
-               {{"prompt_tokens", 100}, {"completion_tokens", 1}, {"prompt_tokens_details", {{"cached_tokens", cached}}}}}}
+  return json{
+      {"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
+      {"usage",
+       {{"prompt_tokens", 100},
+        {"completion_tokens", 1},
+        {"prompt_tokens_details", {{"cached_tokens", cached}}}}}}
       .dump();
 }
 
-Reply ok(const Received&) { return Reply{200, answer("e4", 80)}; }
+Reply ok(const Received&) {
+  return Reply{200, answer("e4", 80)};
+}
 
-agents::OpenAiBackendConfig fleet_config(const std::vector<const FakeServer*>& servers, agents::Routing routing) {
+agents::OpenAiBackendConfig fleet_config(const std::vector<const FakeServer*>& servers,
+                                         agents::Routing routing) {
   agents::OpenAiBackendConfig c;
   for (const auto* s : servers) c.endpoints.push_back({s->base_url(), 1, ""});
   c.model = "m";
@@ -51,7 +57,8 @@ CompletionRequest request(const std::string& system, const std::string& session 
 }
 
 // Submits `requests` at once and waits for every result (10 s at most).
-std::vector<CompletionResult> run_all(agents::backend::LlmBackend& fleet, const std::vector<CompletionRequest>& requests) {
+std::vector<CompletionResult> run_all(agents::backend::LlmBackend& fleet,
+                                      const std::vector<CompletionRequest>& requests) {
   std::mutex mutex;
   std::condition_variable cv;
   std::vector<CompletionResult> results(requests.size());
@@ -69,10 +76,14 @@ std::vector<CompletionResult> run_all(agents::backend::LlmBackend& fleet, const 
   return results;
 }
 
-CompletionResult run_one(agents::backend::LlmBackend& fleet, const CompletionRequest& r) { return run_all(fleet, {r})[0]; }
+CompletionResult run_one(agents::backend::LlmBackend& fleet, const CompletionRequest& r) {
+  return run_all(fleet, {r})[0];
+}
 
-std::shared_ptr<agents::backend::LlmBackend> make(const agents::OpenAiBackendConfig& c, ReplicaRegistry& registry) {
-  auto fleet = agents::backend::make_fleet_backend(c, std::vector<std::optional<std::string>>(c.endpoints.size()), registry);
+std::shared_ptr<agents::backend::LlmBackend> make(const agents::OpenAiBackendConfig& c,
+                                                  ReplicaRegistry& registry) {
+  auto fleet = agents::backend::make_fleet_backend(
+      c, std::vector<std::optional<std::string>>(c.endpoints.size()), registry);
   REQUIRE(fleet);
   return *fleet;
 }
