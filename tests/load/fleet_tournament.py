@@ -39,7 +39,7 @@ tournament:
   move_deadline: 30s
   deadline_policy: random_move
   adjudication:
-    max_plies: 24
+    max_plies: 12
   seed: 5
 web:
   port: 0
@@ -103,6 +103,7 @@ def main():
                 finished = True
     check(finished, "no tournament_end in the log")
     check(len(ends) == 3 * 4, f"{len(ends)} games ended, 12 scheduled")
+    # 12 plies keep each game's conversation within the tiny model's 2048-token context.
     failed = 0
     for e in ends.values():
         if e.get("failure_kind") is not None:
