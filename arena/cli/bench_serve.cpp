@@ -242,8 +242,9 @@ void print_rows(const ServeRuns& r, size_t width, ServeReport& report) {
     report.compared.emplace_back(r.urls[i], stats);
   }
   for (size_t i = 0; i < r.http_runs.size(); ++i) {
-    fmt::print("{}: answers appended as {} {}\n", r.urls[i], r.http_runs[i]->answer_source(),
-               r.http_runs[i]->routing_summary());
+    const std::string routed = r.http_runs[i]->routing_summary();
+    fmt::print("{}: answers appended as {}{}\n", r.urls[i], r.http_runs[i]->answer_source(),
+               routed.empty() ? "" : "; " + routed);
     for (const auto& [message, count] : r.http_runs[i]->failures())
       fmt::print("{}: {} failed: {}\n", r.urls[i], count, message);
     if (const int64_t n = r.http_runs[i]->stats().failed; n > 0)
