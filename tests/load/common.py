@@ -180,7 +180,10 @@ class WebSocket:
         return out
 
     def recv(self):
-        """The next text message as JSON; None for a close frame (EOFError when the socket ends)."""
+        """The next text message as JSON; None for a close frame (EOFError when the socket ends).
+        A message may come in several frames (Beast fragments at its write buffer's size): a text
+        frame without FIN is followed by continuation frames up to the one with FIN."""
+        message = None
         while True:
             b0, b1 = self._take(2)
             n = b1 & 0x7F
@@ -189,12 +192,17 @@ class WebSocket:
             elif n == 127:
                 n = struct.unpack(">Q", self._take(8))[0]
             payload = self._take(n)
-            opcode = b0 & 0x0F
+            opcode, fin = b0 & 0x0F, bool(b0 & 0x80)
             if opcode == 0x8:
                 return None
             if opcode == 0x1:
-                return json.loads(payload)
-            # ping/pong/continuation: nothing a watcher needs
+                message = payload
+            elif opcode == 0x0 and message is not None:
+                message += payload
+            else:
+                continue  # ping/pong: nothing a watcher needs
+            if fin:
+                return json.loads(message)
 
     def close(self):
         try:
