@@ -115,7 +115,6 @@ void to_json(json& j, const MoveEvent& e) {
     j["referee_cp"] = or_null(e.referee_cp);
     j["referee_best"] = or_null(e.referee_best);
   }
-  if (!e.replica.empty()) j["replica"] = e.replica;  // only an agent on a fleet has one
 }
 
 void from_json(const json& j, MoveEvent& e) {
@@ -129,8 +128,7 @@ void from_json(const json& j, MoveEvent& e) {
                           {"human", &e.human},
                           {"fen", &e.fen},
                           {"raw", &e.raw},
-                          {"reasoning", &e.reasoning},
-                          {"replica", &e.replica}})
+                          {"reasoning", &e.reasoning}})
     read(j, key, *out);
   read(j, "latency_s", e.latency_s);
   read(j, "ttft_s", e.ttft_s);

@@ -54,7 +54,6 @@ struct MoveEvent {
   bool has_referee = false;
   std::optional<int32_t> referee_cp;
   std::optional<std::string> referee_best;  // the referee's move for the side to move now (UCI)
-  std::string replica;  // the fleet replica that answered (an LLM agent on `endpoints:`), or ""
 };
 
 struct GameEnd {

@@ -20,7 +20,6 @@ namespace openai_test {
 
 struct Received {
   std::string method, target, authorization, body;
-  std::string session;  // the X-Session-ID header
 };
 
 struct Reply {
@@ -95,7 +94,7 @@ class FakeServer {
       http::read(socket, buffer, req, ec);
       if (ec) return;
       Received r{std::string(req.method_string()), std::string(req.target()),
-                 std::string(req[http::field::authorization]), req.body(), std::string(req["X-Session-ID"])};
+                 std::string(req[http::field::authorization]), req.body()};
       {
         std::lock_guard lock(mutex_);
         received_.push_back(r);

@@ -68,13 +68,6 @@ TEST_CASE("a move event has the log's fields and reads back", "[arena]") {
   REQUIRE(parsed.has_value());
   CHECK(std::get<MoveEvent>(parsed->body).referee_cp == -35);
   CHECK_FALSE(std::get<MoveEvent>(parsed->body).referee_best.has_value());
-
-  // An agent on a fleet names the replica that answered; others write no `replica`.
-  CHECK_FALSE(k.contains("replica"));
-  m.replica = "http://10.0.0.2:8000/v1";
-  const json f = Event{std::nullopt, 2.0, m};
-  CHECK(f["replica"] == "http://10.0.0.2:8000/v1");
-  CHECK(round_trip(Event{std::nullopt, 2.0, m}) == f);
 }
 
 TEST_CASE("every event type reads back as written", "[arena]") {
