@@ -62,4 +62,15 @@ CLI::Validator number_at_least(double min) {
   return checked_number(min, std::numeric_limits<double>::infinity(), fmt::format(">= {}", min));
 }
 
+CLI::Validator name_check(config::NameCheck (*check)(std::string_view), const char* what) {
+  return CLI::Validator(
+      [check](std::string& value) {
+        config::NameCheck checked = check(value);
+        if (checked.error) return *checked.error;
+        value = std::move(checked.normalised);
+        return std::string();
+      },
+      what);
+}
+
 }  // namespace arena::cli

@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "arena/config/web_names.h"
+
 namespace CLI {
 class App;
 class Validator;
@@ -38,5 +40,9 @@ int usage_error(std::string_view command, std::string_view message);
 CLI::Validator number_in(double min, double max);
 // The same with no upper bound: a finite number >= min.
 CLI::Validator number_at_least(double min);
+
+// A flag check by one of config/web_names.h's checks (a Host name, a browser origin): the error it
+// gives, or the value replaced by its normal form. `what` names the value in the help ("HOST").
+CLI::Validator name_check(config::NameCheck (*check)(std::string_view), const char* what);
 
 }  // namespace arena::cli

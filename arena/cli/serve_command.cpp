@@ -107,18 +107,6 @@ bool printable_key(const std::string& key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return c > ' ' && c < 127; });
 }
 
-// A flag check by one of config/web_names.h's checks; the value is replaced by its normal form.
-CLI::Validator name_check(config::NameCheck (*check)(std::string_view), const char* what) {
-  return CLI::Validator(
-      [check](std::string& value) {
-        config::NameCheck checked = check(value);
-        if (checked.error) return *checked.error;
-        value = std::move(checked.normalised);
-        return std::string();
-      },
-      what);
-}
-
 // The flags of docs/security.md: Host names, origins, the API key.
 void add_access_flags(CLI::App& cmd, ServeFlags& f) {
   cmd.add_option("--allowed-host", f.allowed_hosts,

@@ -64,18 +64,6 @@ int run_view(const ViewFlags& f) {
   return 0;
 }
 
-// A flag check by one of config/web_names.h's checks; the value is replaced by its normal form.
-CLI::Validator name_check(config::NameCheck (*check)(std::string_view), const char* what) {
-  return CLI::Validator(
-      [check](std::string& value) {
-        config::NameCheck checked = check(value);
-        if (checked.error) return *checked.error;
-        value = std::move(checked.normalised);
-        return std::string();
-      },
-      what);
-}
-
 }  // namespace
 
 void add_view_command(CLI::App& root, Action& action) {
