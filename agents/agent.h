@@ -62,6 +62,7 @@ struct MoveResult {
   double total_seconds = 0;         // start_move -> resolved
   std::optional<int32_t> score_cp;  // the engine's own evaluation, centipawns from its side (UCI, search)
   std::optional<int32_t> mate_in;   // moves to mate by its own evaluation (negative: being mated)
+  std::string replica;              // an LLM agent on a fleet: the replica of its last request (base URL)
 
   bool ok() const { return !failure && !resigned && !move.empty(); }
 };

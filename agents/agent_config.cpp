@@ -27,6 +27,9 @@ const char* to_string(RemoteConstraint v) {
 const char* to_string(Endpoint v) {
   return base::enum_name(kEndpointNames, v);
 }
+const char* to_string(Routing v) {
+  return base::enum_name(kRoutingNames, v);
+}
 
 std::optional<Notation> parse_notation(std::string_view s) {
   return base::enum_value(kNotationNames, s);
@@ -48,6 +51,9 @@ std::optional<RemoteConstraint> parse_remote_constraint(std::string_view s) {
 }
 std::optional<Endpoint> parse_endpoint(std::string_view s) {
   return base::enum_value(kEndpointNames, s);
+}
+std::optional<Routing> parse_routing(std::string_view s) {
+  return base::enum_value(kRoutingNames, s);
 }
 
 std::optional<std::string> uci_option_problem(const std::string& name, const std::string& value) {

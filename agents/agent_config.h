@@ -38,6 +38,8 @@ enum class BackendKind { Engine, OpenAi };
 enum class RemoteConstraint { Vllm, LlamaServer, None };
 // The OpenAI endpoint used.
 enum class Endpoint { Chat, Completions };
+// How a fleet of replicas (several `endpoints:`) shares an agent's requests.
+enum class Routing { PrefixAffinity, LeastLoaded, RoundRobin };
 
 // Each enum's names, as the YAML config spells them: the one table that to_string and parse read.
 inline constexpr base::EnumTable<Notation, 3> kNotationNames{
@@ -56,6 +58,9 @@ inline constexpr base::EnumTable<RemoteConstraint, 3> kRemoteConstraintNames{
      {RemoteConstraint::None, "none"}}};
 inline constexpr base::EnumTable<Endpoint, 2> kEndpointNames{
     {{Endpoint::Chat, "chat"}, {Endpoint::Completions, "completions"}}};
+inline constexpr base::EnumTable<Routing, 3> kRoutingNames{{{Routing::PrefixAffinity, "prefix_affinity"},
+                                                            {Routing::LeastLoaded, "least_loaded"},
+                                                            {Routing::RoundRobin, "round_robin"}}};
 
 // to_string / parse for each enum, through its table.
 const char* to_string(Notation v);
@@ -65,6 +70,7 @@ const char* to_string(HistoryMode v);
 const char* to_string(BackendKind v);
 const char* to_string(RemoteConstraint v);
 const char* to_string(Endpoint v);
+const char* to_string(Routing v);
 std::optional<Notation> parse_notation(std::string_view s);
 std::optional<OutputMode> parse_output_mode(std::string_view s);
 std::optional<OnFailure> parse_on_failure(std::string_view s);
@@ -72,10 +78,26 @@ std::optional<HistoryMode> parse_history_mode(std::string_view s);
 std::optional<BackendKind> parse_backend_kind(std::string_view s);
 std::optional<RemoteConstraint> parse_remote_constraint(std::string_view s);
 std::optional<Endpoint> parse_endpoint(std::string_view s);
+std::optional<Routing> parse_routing(std::string_view s);
 
-// An OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama, arena serve).
+// One replica of a fleet: its URL, its share of the ring (weight) and its own key variable ("" =
+// the fleet's api_key_env).
+struct OpenAiReplica {
+  std::string base_url;
+  int32_t weight = 1;
+  std::string api_key_env;
+};
+
+// An OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama, arena serve), or a fleet of
+// them (`endpoints`, routed by the client: agents/backend/fleet.h).
 struct OpenAiBackendConfig {
-  std::string base_url;     // e.g. "http://127.0.0.1:8000/v1"
+  std::string base_url;                  // e.g. "http://127.0.0.1:8000/v1"; unused when `endpoints` is given
+  std::vector<OpenAiReplica> endpoints;  // a fleet of replicas serving the same model
+  Routing routing = Routing::PrefixAffinity;
+  uint64_t routing_seed = 0;  // places the replicas on the prefix_affinity ring
+  // The session key (agent and game) goes out in this header and the OpenAI `user` field, so an
+  // external router (vLLM's, SGLang's) keeps a game on one replica; "" sends no header.
+  std::string session_header = "X-Session-ID";
   std::string model;        // the server's model name
   std::string api_key_env;  // name of the environment variable holding the key ("" = no key)
   Endpoint endpoint = Endpoint::Chat;

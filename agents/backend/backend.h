@@ -47,7 +47,17 @@ struct CompletionRequest {
   std::optional<Clock::time_point> deadline;
   // A Continuation from an earlier result whose text this prompt extends (engine backend).
   std::shared_ptr<const Continuation> continue_from;
+  // The session (agent and game, "agent/g0001"): sent to a remote server as a routing hint.
+  std::string session;
+  // What a fleet routes on for prefix affinity: requests with the same key go to the same
+  // replica. Empty: the first prefix block (the system prompt). A conversation sets its session.
+  std::string affinity;
 };
+
+// Why a remote request failed in a way that says nothing about the request itself: the server is
+// unreachable or broken (Down: connection refused, 5xx, timeout) or only busy (429). A fleet
+// moves such a request on to another replica.
+enum class ReplicaFault { None, Busy, Down };
 
 struct CompletionResult {
   std::optional<MoveFailure> failure;   // backend_error, timeout or cancelled; text unusable then
@@ -66,6 +76,8 @@ struct CompletionResult {
   std::vector<int32_t> prompt_tokens;                // engine backend: the prompt's token ids
   std::vector<int32_t> completion_tokens;            // engine backend: the generated token ids
   std::shared_ptr<const Continuation> continuation;  // engine backend: prompt + answer, for reuse
+  ReplicaFault replica_fault = ReplicaFault::None;   // remote backend: see ReplicaFault
+  std::string replica;  // a fleet: the replica that answered (its base URL), or the last one tried
 };
 
 // A submitted request; cancel() asks the backend to stop it (on_done still comes, with Cancelled).

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -66,6 +68,26 @@ std::string openai_error_detail(std::string_view body) {
   if (!parsed.is_discarded() && parsed.contains("message") && parsed["message"].is_string())
     return parsed["message"].get<std::string>();
   return std::string(body.substr(0, 200));
+}
+
+bool openai_context_exceeded(int status, std::string_view body) {
+  if (status != 400 && status != 413) return false;
+  const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  std::string words;  // the error's code, type and message, lower case
+  if (!parsed.is_discarded() && parsed.is_object()) {
+    const json& e = parsed.contains("error") && parsed["error"].is_object() ? parsed["error"] : parsed;
+    for (const char* key : {"code", "type", "message"})
+      if (e.contains(key) && e[key].is_string()) words += e[key].get<std::string>() + "\n";
+  } else {
+    words = std::string(body.substr(0, 1000));
+  }
+  std::transform(words.begin(), words.end(), words.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto has = [&](std::string_view w) { return words.find(w) != std::string::npos; };
+  if (has("context_length_exceeded") || has("exceed_context_size") || has("maximum model length"))
+    return true;
+  return has("context") && (has("length") || has("exceed") || has("size") || has("window") ||
+                            has("too long") || has("model's context"));
 }
 
 }  // namespace agents::backend

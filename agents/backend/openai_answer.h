@@ -30,4 +30,11 @@ std::expected<OpenAiAnswer, std::string> parse_openai_answer(std::string_view bo
 // message, else the body's first 200 bytes. Never throws.
 std::string openai_error_detail(std::string_view body);
 
+// Whether an error response says the prompt (with max_tokens) does not fit the model's context:
+// a 400 or 413 with OpenAI's code `context_length_exceeded`, llama-server's type
+// `exceed_context_size_error`, or a message about the context's length or size (vLLM's "maximum
+// context length", SGLang's "longer than the model's context length", arena serve's "this model's
+// context is"). Never throws.
+bool openai_context_exceeded(int status, std::string_view body);
+
 }  // namespace agents::backend

@@ -86,6 +86,8 @@ std::string openai_request_body(const OpenAiBackendConfig& config, const Complet
         break;
     }
   }
+  // The session as the OpenAI `user` field: vLLM's and SGLang's routers can hash on it.
+  if (!request.session.empty()) body["user"] = request.session;
   body["stream"] = false;
   return body.dump();
 }
@@ -182,9 +184,11 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
   }
 
  private:
-  CompletionResult failure(const Op& op, FailureKind kind, std::string message) const {
+  CompletionResult failure(const Op& op, FailureKind kind, std::string message,
+                           ReplicaFault fault = ReplicaFault::None) const {
     CompletionResult r;
     r.failure = MoveFailure{kind, scrub(std::move(message))};
+    r.replica_fault = fault;
     r.prompt_text = prompt_text(op);
     r.total_seconds = seconds_since(op.submitted);
     return r;
@@ -224,6 +228,8 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
     req.body = op->body;
     req.timeout = config_.timeout;
     if (key_) req.headers.emplace_back("Authorization", "Bearer " + *key_);
+    if (!config_.session_header.empty() && !op->request.session.empty())
+      req.headers.emplace_back(config_.session_header, op->request.session);
     // Callbacks hold the backend weakly: one destroyed from the client's own thread must not be
     // called after its destructor (which completed every live op itself).
     auto call = client_->send(std::move(req),
@@ -239,8 +245,8 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
     if (cancel_now) call->cancel();
   }
 
-  // Tries again after the backoff, or fails with `message`.
-  void retry_or_fail(const std::shared_ptr<Op>& op, std::string message) {
+  // Tries again after the backoff, or fails with `message` (the server being `fault`).
+  void retry_or_fail(const std::shared_ptr<Op>& op, std::string message, ReplicaFault fault) {
     if (stopping_) return complete(op, cancelled_result(*op));
     if (op->attempt < config_.max_retries) {
       const auto delay = config_.backoff * (int64_t{1} << std::min(op->attempt, 20));
@@ -253,7 +259,7 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
       return;
     }
     complete(op, failure(*op, FailureKind::BackendError,
-                         fmt::format("{} (after {} tries)", message, op->attempt + 1)));
+                         fmt::format("{} (after {} tries)", message, op->attempt + 1), fault));
   }
 
   void on_response(const std::shared_ptr<Op>& op, std::expected<HttpResponse, HttpError> r) {
@@ -265,22 +271,29 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
         case HttpError::Kind::Timeout:
           return complete(op,
                           failure(*op, FailureKind::Timeout,
-                                  fmt::format("{}: no answer within {} ms", where, config_.timeout.count())));
+                                  fmt::format("{}: no answer within {} ms", where, config_.timeout.count()),
+                                  ReplicaFault::Down));
         case HttpError::Kind::Connect:
         case HttpError::Kind::Io:
-          return retry_or_fail(op, fmt::format("{}: {}", where, r.error().message));
+          return retry_or_fail(op, fmt::format("{}: {}", where, r.error().message), ReplicaFault::Down);
       }
     }
     const int status = r->status;
     if (status == 429 || status == 503 || status == 502 || status == 504)
-      return retry_or_fail(op, fmt::format("{}: server answered {}", where, status));
+      return retry_or_fail(op, fmt::format("{}: server answered {}", where, status),
+                           status == 429 ? ReplicaFault::Busy : ReplicaFault::Down);
     if (status != 200) {
       std::string message =
           fmt::format("{}: server answered {}: {}", where, status, openai_error_detail(r->body));
       if (status == 401 || status == 403)
         message += config_.api_key_env.empty() ? " (no API key is set: name its variable in api_key_env)"
                                                : fmt::format(" (check the key in ${})", config_.api_key_env);
-      return complete(op, failure(*op, FailureKind::BackendError, std::move(message)));
+      // Any other 5xx is the server failing, not the request: a fleet takes the replica out.
+      CompletionResult refused = failure(*op, FailureKind::BackendError, std::move(message),
+                                         status >= 500 ? ReplicaFault::Down : ReplicaFault::None);
+      // A conversation that outgrew the server's context restarts afresh (llm_player.cpp).
+      refused.context_overflow = openai_context_exceeded(status, r->body);
+      return complete(op, std::move(refused));
     }
     auto answer = parse_openai_answer(r->body, config_.endpoint);
     if (!answer)
@@ -321,7 +334,9 @@ class OpenAiBackend final : public LlmBackend, public std::enable_shared_from_th
         }
       }
     }
-    op->on_done(std::move(result));
+    // Called once and dropped: the callback may hold whoever holds `op` (a fleet's request).
+    auto on_done = std::move(op->on_done);
+    on_done(std::move(result));
     if (next) start(next);
   }
 

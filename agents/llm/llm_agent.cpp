@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "agents/backend/engine_backend.h"
+#include "agents/backend/fleet.h"
 #include "agents/backend/openai_backend.h"
 #include "agents/backend/shared_backends.h"
 #include "agents/llm/default_prompts.h"
@@ -99,14 +100,27 @@ std::expected<std::unique_ptr<Agent>, AgentError> make_llm_agent(const AgentConf
       return error(
           config,
           "endpoint completions sends the prompt as plain text: set `chat: false` (or use endpoint chat)");
-    std::optional<std::string> key;
-    if (!c.openai.api_key_env.empty()) {
-      key = env.get_env ? env.get_env(c.openai.api_key_env) : std::nullopt;
-      if (!key || key->empty())
-        return error(config, fmt::format("the environment variable {} (api_key_env) is not set",
-                                         c.openai.api_key_env));
+    // The key of the server, or of each replica (its own variable, else the fleet's).
+    std::vector<std::optional<std::string>> keys;
+    const auto read_key = [&](const std::string& variable) -> std::optional<std::string> {
+      if (variable.empty()) return std::nullopt;
+      auto key = env.get_env ? env.get_env(variable) : std::nullopt;
+      if (!key || key->empty()) return std::string();
+      return key;
+    };
+    std::vector<std::string> variables;
+    if (c.openai.endpoints.empty()) variables.push_back(c.openai.api_key_env);
+    for (const auto& e : c.openai.endpoints)
+      variables.push_back(e.api_key_env.empty() ? c.openai.api_key_env : e.api_key_env);
+    for (const auto& variable : variables) {
+      keys.push_back(read_key(variable));
+      if (keys.back() && keys.back()->empty())
+        return error(config, fmt::format("the environment variable {} (api_key_env) is not set", variable));
     }
-    const auto make = [&] { return backend::make_openai_backend(c.openai, key); };
+    const auto make = [&] {
+      return c.openai.endpoints.empty() ? backend::make_openai_backend(c.openai, keys.front())
+                                        : backend::make_fleet_backend(c.openai, keys);
+    };
     auto remote = env.shared_backends ? env.shared_backends->get(config.name, make) : make();
     if (!remote) return error(config, remote.error());
     backend = std::move(*remote);

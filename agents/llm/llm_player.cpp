@@ -45,6 +45,7 @@ struct LlmPlayer::Job {
   bool reasoning_done = false;  // reason mode: the thinking request has answered
   std::string reasoning;
   std::string user_text;  // the user turn last sent
+  std::string session;    // "agent/game": the routing hint for remote servers
   MoveResult result;      // accumulated over the move's requests
   Clock::time_point started;
 
@@ -89,6 +90,10 @@ CompletionRequest build_request(const State& state, Job& job) {
   r.priority = job.request.priority;
   if (job.request.deadline != Clock::time_point{}) r.deadline = job.request.deadline;
   r.continue_from = job.continue_from;
+  r.session = job.session;
+  // A conversation grows one game's own prefix: its requests belong together on one replica.
+  // Without history only the system prompt is shared, and the fleet routes on that.
+  if (c.history == HistoryMode::Conversation) r.affinity = job.session;
   switch (c.mode) {
     case OutputMode::Constrained:
       r.choices = job.choices;
@@ -170,6 +175,7 @@ void on_result(const std::shared_ptr<State>& state, const std::shared_ptr<Job>& 
     acc.ttft_seconds = cr.ttft_seconds;
   }
   acc.prompt = cr.prompt_text;
+  if (!cr.replica.empty()) acc.replica = cr.replica;
   {
     std::lock_guard lock(job->mutex);
     job->pending.reset();
@@ -339,6 +345,7 @@ std::shared_ptr<MoveTicket> LlmPlayer::start_move(const MoveRequest& request) {
   {
     std::lock_guard lock(state_->mutex);
     job->game_serial = state_->game_serial;
+    job->session = state_->start.game_id.empty() ? name_ : name_ + "/" + state_->start.game_id;
     if (c.history == HistoryMode::Conversation) {
       job->history = state_->conversation;
       job->continue_from = state_->continuation;

@@ -1,11 +1,9 @@
-// `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U]
-// [--gen-tokens G] [--ticks T] [--modes LIST] [--endpoint URL]... [--json FILE]`: runs the
-// synthetic agent workload of engine/tools/serve_workload.h in each mode and against each
-// OpenAI-compatible endpoint (bench_serve_http.h), all taking turns a tick at a time, and
-// prints requests/s, prompt and generated tokens/s, TTFT and queue-time percentiles, prefix hit
-// rate, KV blocks and waste, preemptions, deadline misses and failures, with the ratios.
-// The default model is the Qwen2.5-0.5B shaped Q8_0 synthetic model, written to models/ with
-// the synth library when missing.
+// `arena bench serve [--model M] [--agents N] [--system-tokens S] [--prompt-tokens U] [--gen-tokens G]
+// [--ticks T] [--modes LIST] [--endpoint URL]... [--routing POLICY] [--json FILE]`: the synthetic agent
+// workload (engine/tools/serve_workload.h) in each mode and against each OpenAI-compatible endpoint, or
+// one fleet of them (bench_serve_http.h), taking turns a tick at a time: requests/s, tokens/s, TTFT and
+// queue percentiles, prefix hit rate, KV blocks and waste, preemptions, misses, failures, and ratios.
+// The default model (Qwen2.5-0.5B shaped, Q8_0) is written to models/ by the synth library when missing.
 #include "arena/cli/bench_serve.h"
 
 #include <fmt/format.h>
@@ -24,6 +22,7 @@
 #include <vector>
 
 #include "arena/cli/bench_serve_http.h"
+#include "arena/cli/bench_serve_json.h"
 #include "arena/cli/command.h"
 #include "engine/api.h"
 #include "engine/tools/capacity_planner.h"
@@ -49,6 +48,7 @@ struct ServeFlags {
   std::string kv_memory;
   double deadline_ms = 0;
   std::vector<std::string> endpoints;  // URLs or comma lists of them
+  std::string routing;                 // set: the endpoints are one fleet, routed by this policy
   double request_timeout_s = 300;
   std::string json;
 };
@@ -92,38 +92,6 @@ engine::EngineConfig mode_config(const std::string& mode, const ServeFlags& f, s
   c.scheduler.max_queue = std::max(1024, f.workload.num_agents);
   c.logger = [](std::string_view line) { spdlog::debug("engine: {}", line); };
   return c;
-}
-
-nlohmann::json to_json(const engine::ServeRunStats& s) {
-  return {{"seconds", s.seconds},
-          {"requests", s.num_requests},
-          {"prompt_tokens", s.prompt_tokens},
-          {"generated_tokens", s.generated_tokens},
-          {"requests_per_s", s.requests_per_second},
-          {"prompt_tokens_per_s", s.prompt_tokens_per_second},
-          {"generated_tokens_per_s", s.generated_tokens_per_second},
-          {"ttft_p50_s", s.ttft_p50},
-          {"ttft_p99_s", s.ttft_p99},
-          {"queue_p50_s", s.queue_p50},
-          {"queue_p99_s", s.queue_p99},
-          {"prefix_hit_rate", s.prefix_hit_rate},
-          {"kv_blocks_peak", s.kv_blocks_peak},
-          {"kv_blocks_total", s.kv_blocks_total},
-          {"kv_waste", s.kv_waste},
-          {"kv_waste_per_step", s.kv_waste_per_step},
-          {"preemptions", s.preemptions},
-          {"deadline_misses", s.deadline_misses},
-          {"failed_requests", s.failed}};
-}
-
-// Over HTTP only what the client sees: no queue, KV or preemption figures.
-nlohmann::json to_json_http(const engine::ServeRunStats& s) {
-  nlohmann::json j = to_json(s);
-  for (const char* engine_only : {"queue_p50_s", "queue_p99_s", "kv_blocks_peak", "kv_blocks_total",
-                                  "kv_waste", "kv_waste_per_step", "preemptions", "deadline_misses"})
-    j.erase(engine_only);
-  if (!s.prefix_hit_known) j["prefix_hit_rate"] = nullptr;
-  return j;
 }
 
 // One row of the table: an in-process mode or an endpoint.
@@ -182,12 +150,14 @@ std::expected<size_t, std::string> kv_budget(const ServeFlags& f, const engine::
 
 // Probes each endpoint and prints what it found; the first one that does not answer is the error.
 std::expected<std::vector<std::unique_ptr<HttpServeRun>>, std::string> open_endpoints(
-    const std::vector<std::string>& urls, const engine::LoadedModel& model,
+    const std::vector<std::string>& urls, const std::string& routing, const engine::LoadedModel& model,
     const engine::ServeWorkload& workload, std::chrono::milliseconds timeout) {
   const int32_t vocab = std::min(model.shape().vocab_size, model.tokenizer().vocab_size());
   std::vector<std::unique_ptr<HttpServeRun>> http_runs;
-  for (const auto& url : urls) {
-    auto run = HttpServeRun::create(url, model.tokenizer(), vocab, workload, timeout);
+  const auto policy = agents::parse_routing(routing).value_or(agents::Routing::PrefixAffinity);
+  for (const auto& url : urls) {  // a fleet is one "URL,URL..." item
+    auto run =
+        HttpServeRun::create(split_endpoints({url}), policy, model.tokenizer(), vocab, workload, timeout);
     if (!run) return std::unexpected(run.error());
     const EndpointInfo& info = (*run)->info();
     fmt::print("endpoint {}: model '{}'{}, {}, context {}\n", url, info.model_id,
@@ -272,7 +242,9 @@ void print_rows(const ServeRuns& r, size_t width, ServeReport& report) {
     report.compared.emplace_back(r.urls[i], stats);
   }
   for (size_t i = 0; i < r.http_runs.size(); ++i) {
-    fmt::print("{}: answers appended as {}\n", r.urls[i], r.http_runs[i]->answer_source());
+    const std::string routed = r.http_runs[i]->routing_summary();
+    fmt::print("{}: answers appended as {}{}\n", r.urls[i], r.http_runs[i]->answer_source(),
+               routed.empty() ? "" : "; " + routed);
     for (const auto& [message, count] : r.http_runs[i]->failures())
       fmt::print("{}: {} failed: {}\n", r.urls[i], count, message);
     if (const int64_t n = r.http_runs[i]->stats().failed; n > 0)
@@ -347,6 +319,7 @@ int run_bench_serve(const ServeFlags& f) {
     return usage_error("bench serve", "--modes none needs at least one --endpoint");
   for (const auto& url : r.urls)
     if (auto error = endpoint_url_error(url)) return usage_error("bench serve", *error);
+  if (!f.routing.empty() && !r.urls.empty()) r.urls = {join_endpoints(r.urls)};
   if (!std::filesystem::exists(f.model)) {
     if (f.model != kDefaultModel) return fail(fmt::format("model file {} not found", f.model));
     if (!make_default_model(f.model)) return 1;
@@ -363,7 +336,7 @@ int run_bench_serve(const ServeFlags& f) {
 
   // The endpoints first: a server that does not answer fails the run before any work.
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(f.request_timeout_s * 1e3));
-  auto http_runs = open_endpoints(r.urls, **model, workload, timeout);
+  auto http_runs = open_endpoints(r.urls, f.routing, **model, workload, timeout);
   if (!http_runs) return fail(http_runs.error());
   r.http_runs = std::move(*http_runs);
   const auto& s = (*model)->shape();
@@ -437,6 +410,8 @@ void add_bench_serve(CLI::App& bench, Action& action) {
       "--endpoint", f.endpoints,
       "An OpenAI-compatible server (http://HOST:PORT; repeatable or a comma list) to run the same "
       "workload against over /v1/completions, taking turns with the modes");
+  cmd->add_option("--routing", f.routing, "The endpoints are one fleet, each request routed by this policy")
+      ->check(CLI::IsMember({"prefix_affinity", "least_loaded", "round_robin"}));
   cmd->add_option("--request-timeout", f.request_timeout_s,
                   "Seconds an endpoint's request may take, connect to last byte (default 300)")
       ->check(number_in(0.001, 86400));

@@ -3,12 +3,15 @@
 // and folds each SSE event into its reply as it comes; every request has one deadline
 // (--request-timeout) covering resolve, connect, write and read, so a tick always ends. The probe
 // at create() reads /v1/models (model id, owner, max_model_len) and, for llama.cpp's server,
-// /props (each slot's n_ctx).
+// /props (each slot's n_ctx). A fleet (several URLs) has a client per replica and routes each
+// agent's request by the fleet's policy (agents/backend/replica_ring.h), agent by agent for
+// prefix_affinity, as the agents' fleet client routes a conversation.
 #include "arena/cli/bench_serve_http.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <latch>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,6 +19,7 @@
 
 #include "agents/backend/http_client.h"
 #include "agents/backend/openai_answer.h"
+#include "agents/backend/replica_ring.h"
 
 namespace arena::cli {
 
@@ -155,9 +159,15 @@ struct HttpServeRun::State {
       : tokenizer(t), conversations(t, vocab, w), workload(w) {}
 
   EndpointInfo info;
-  std::string completions_path;  // below the server's root (the client's base path)
-  bool llama_native = false;     // llama.cpp's /completion instead of /v1/completions
-  std::unique_ptr<HttpClient> client;
+  std::string completions_path;                      // below the server's root (the client's base path)
+  bool llama_native = false;                         // llama.cpp's /completion instead of /v1/completions
+  std::vector<std::unique_ptr<HttpClient>> clients;  // one per replica (a single server: one)
+  std::vector<std::string> urls;
+  agents::Routing routing = agents::Routing::PrefixAffinity;
+  std::unique_ptr<agents::backend::ReplicaRing> ring;
+  std::unique_ptr<std::atomic<int32_t>[]> in_flight;  // per replica, counted down on its client's thread
+  std::vector<int64_t> sent;                          // per replica
+  uint64_t turn = 0;
   std::chrono::milliseconds timeout{300000};
   const engine::Tokenizer& tokenizer;
   engine::ServeConversations conversations;
@@ -174,7 +184,14 @@ struct HttpServeRun::State {
   }
   // Reads the model (and its context, when the server says) from /v1/models and /props; an error
   // a user can act on when the server does not answer or lists no model.
-  std::expected<void, std::string> probe_models(const std::string& base);
+  std::expected<void, std::string> probe_models(HttpClient& client, const std::string& base);
+  // The replica of agent `a`'s next request, by the fleet's policy.
+  size_t pick(size_t a) {
+    std::vector<agents::backend::ReplicaView> views(clients.size());
+    for (size_t i = 0; i < views.size(); ++i) views[i].in_flight = in_flight[i].load();
+    const uint64_t key = agents::backend::stable_hash("agent " + std::to_string(a));
+    return agents::backend::choose_replica(routing, *ring, views, key, turn++).value_or(0);
+  }
   // The request body of a completion of `prompt` (llama.cpp's /completion or /v1/completions).
   std::string completion_body(const std::vector<engine::TokenId>& prompt) const;
   // Folds agent `a`'s reply into the totals and appends its answer to its conversation.
@@ -191,6 +208,12 @@ std::vector<std::string> split_endpoints(const std::vector<std::string>& items) 
   return out;
 }
 
+std::string join_endpoints(const std::vector<std::string>& urls) {
+  std::string out;
+  for (const auto& url : urls) out += (out.empty() ? "" : ",") + url;
+  return out;
+}
+
 std::optional<std::string> endpoint_url_error(const std::string& url) {
   if (url.starts_with("https://"))
     return fmt::format("--endpoint {}: https is not supported; use a plain http:// address", url);
@@ -199,11 +222,12 @@ std::optional<std::string> endpoint_url_error(const std::string& url) {
   return std::nullopt;
 }
 
-std::expected<void, std::string> HttpServeRun::State::probe_models(const std::string& base) {
+std::expected<void, std::string> HttpServeRun::State::probe_models(HttpClient& client,
+                                                                   const std::string& base) {
   const std::string& url = info.url;
   // The probes get at most 30 s: a server that takes longer to list its models is not ready.
   const auto probe_timeout = std::min(timeout, std::chrono::milliseconds(30000));
-  const Reply models = probe(*client, "/v1/models", probe_timeout);
+  const Reply models = probe(client, "/v1/models", probe_timeout);
   if (!models.error.empty())
     return std::unexpected(fmt::format("{} does not answer (GET {}/v1/models: {}); is the server running?",
                                        url, base, models.error));
@@ -226,7 +250,7 @@ std::expected<void, std::string> HttpServeRun::State::probe_models(const std::st
     info.context_source = "/v1/models max_model_len";
   }
   // llama.cpp's server: /props gives each slot's context (-c divided by -np).
-  const Reply props = probe(*client, "/props", probe_timeout);
+  const Reply props = probe(client, "/props", probe_timeout);
   if (props.error.empty() && props.status == 200) {
     const json p = json::parse(props.body, nullptr, false);
     if (!p.is_discarded() && p.is_object() && p.contains("default_generation_settings"))
@@ -239,20 +263,31 @@ std::expected<void, std::string> HttpServeRun::State::probe_models(const std::st
 }
 
 std::expected<std::unique_ptr<HttpServeRun>, std::string> HttpServeRun::create(
-    const std::string& url, const engine::Tokenizer& tokenizer, int32_t vocab,
-    const engine::ServeWorkload& workload, std::chrono::milliseconds timeout) {
-  auto target = agents::backend::parse_http_url(url);
-  if (!target) return std::unexpected(target.error());  // checked by endpoint_url_error already
+    const std::vector<std::string>& urls, agents::Routing routing, const engine::Tokenizer& tokenizer,
+    int32_t vocab, const engine::ServeWorkload& workload, std::chrono::milliseconds timeout) {
   auto state = std::make_unique<State>(tokenizer, vocab, workload);
-  state->info.url = url;
   state->timeout = timeout;
-  std::string base = target->base_path;  // the server's root: a trailing /v1 is dropped
-  if (base.ends_with("/v1")) base.resize(base.size() - 3);
-  target->base_path = base;
-  // Every agent keeps its connection between ticks, as agents of a tournament do.
-  state->client =
-      std::make_unique<HttpClient>(*target, static_cast<size_t>(std::max(1, workload.num_agents)));
-  if (auto probed = state->probe_models(base); !probed) return std::unexpected(probed.error());
+  state->urls = urls;
+  state->routing = routing;
+  state->ring = std::make_unique<agents::backend::ReplicaRing>(urls, std::vector<int32_t>(urls.size(), 1), 0);
+  state->in_flight = std::make_unique<std::atomic<int32_t>[]>(urls.size());
+  state->sent.assign(urls.size(), 0);
+  std::string base;
+  // The replicas in reverse, so that what the first one reports is kept (a fleet serves one model).
+  for (size_t i = urls.size(); i-- > 0;) {
+    auto target = agents::backend::parse_http_url(urls[i]);
+    if (!target) return std::unexpected(target.error());  // checked by endpoint_url_error already
+    state->info.url = urls[i];
+    base = target->base_path;  // the server's root: a trailing /v1 is dropped
+    if (base.ends_with("/v1")) base.resize(base.size() - 3);
+    target->base_path = base;
+    // Every agent keeps its connection between ticks, as agents of a tournament do.
+    auto client =
+        std::make_unique<HttpClient>(*target, static_cast<size_t>(std::max(1, workload.num_agents)));
+    if (auto probed = state->probe_models(*client, base); !probed) return std::unexpected(probed.error());
+    state->clients.insert(state->clients.begin(), std::move(client));
+  }
+  const std::string url = state->info.url;
   // llama.cpp's server takes token-id prompts only on its own /completion (its /v1/completions
   // wants text), which also returns each chunk's token ids.
   state->llama_native = state->info.owned_by == "llamacpp";
@@ -353,13 +388,18 @@ double HttpServeRun::run_tick() {
     req.on_event = [&r, since](std::string_view field, std::string_view value) {
       take_event(field, value, r, since());
     };
-    s.client->send(std::move(req), [&r, &answered, since](auto answer) {
-      if (answer)
-        take_whole_answer(*answer, r, since());
-      else
-        r.error = answer.error().message;
-      answered.count_down();
-    });
+    const size_t replica = s.pick(a);
+    ++s.in_flight[replica];
+    ++s.sent[replica];
+    s.clients[replica]->send(std::move(req),
+                             [&r, &answered, since, &count = s.in_flight[replica]](auto answer) {
+                               if (answer)
+                                 take_whole_answer(*answer, r, since());
+                               else
+                                 r.error = answer.error().message;
+                               --count;
+                               answered.count_down();
+                             });
   }
   answered.wait();  // every request has its deadline: this ends
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -383,6 +423,14 @@ engine::ServeRunStats HttpServeRun::stats() const {
   stats.prefix_hit_rate =
       s.hit_prompt > 0 ? static_cast<double>(s.hit_cached) / static_cast<double>(s.hit_prompt) : 0;
   return stats;
+}
+
+std::string HttpServeRun::routing_summary() const {
+  const State& s = *state_;
+  if (s.urls.size() < 2) return "";
+  std::string out = fmt::format("routed {}:", agents::to_string(s.routing));
+  for (size_t i = 0; i < s.urls.size(); ++i) out += fmt::format(" {} {}", s.urls[i], s.sent[i]);
+  return out;
 }
 
 std::string HttpServeRun::answer_source() const {

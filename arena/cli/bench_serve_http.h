@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/agent_config.h"
 #include "engine/api.h"
 #include "engine/tools/serve_workload.h"
 
@@ -39,9 +40,10 @@ class HttpServeRun {
   // Probes `url` (within `timeout`) and checks every agent's last prompt and answer fit the
   // server's context when it reports one; an error a user can act on when the endpoint does
   // not answer, is not an OpenAI-compatible server, or its context is too small.
+  // Several `urls` are a fleet of replicas routed by `routing` (each probed alike).
   static std::expected<std::unique_ptr<HttpServeRun>, std::string> create(
-      const std::string& url, const engine::Tokenizer& tokenizer, int32_t vocab,
-      const engine::ServeWorkload& workload, std::chrono::milliseconds timeout);
+      const std::vector<std::string>& urls, agents::Routing routing, const engine::Tokenizer& tokenizer,
+      int32_t vocab, const engine::ServeWorkload& workload, std::chrono::milliseconds timeout);
   ~HttpServeRun();
 
   const EndpointInfo& info() const;
@@ -52,6 +54,8 @@ class HttpServeRun {
   engine::ServeRunStats stats() const;
   // How answers were appended: "token ids", "re-tokenized text" or both with counts.
   std::string answer_source() const;
+  // A fleet: the policy and the requests each replica got ("routed round_robin: URL n URL n"); "" else.
+  std::string routing_summary() const;
   // Each distinct failure message with how often it happened.
   const std::map<std::string, int64_t>& failures() const;
 
@@ -67,5 +71,7 @@ std::optional<std::string> endpoint_url_error(const std::string& url);
 
 // Splits "URL[,URL...]" items (each --endpoint may be a comma list) into URLs.
 std::vector<std::string> split_endpoints(const std::vector<std::string>& items);
+// The comma list of `urls` (a fleet, one item for split_endpoints).
+std::string join_endpoints(const std::vector<std::string>& urls);
 
 }  // namespace arena::cli

@@ -55,33 +55,6 @@ void read_sampling(FieldReader& f, LoadContext& ctx, engine::SamplingParams& s) 
   if (const auto bad = engine::validate(s)) ctx.diag.error(f.mark(bad->field), bad->message);
 }
 
-void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ctx,
-                 agents::OpenAiBackendConfig& o) {
-  FieldReader f(node, fmt::format("openai of agent '{}'", agent), ctx.diag);
-  f.read("base_url", o.base_url);
-  f.read("model", o.model);
-  f.read("api_key_env", o.api_key_env);
-  f.read_enum("endpoint", o.endpoint, agents::kEndpointNames);
-  f.read_enum("constraint", o.constraint, agents::kRemoteConstraintNames);
-  f.read_duration("timeout", o.timeout, std::chrono::milliseconds(1));
-  f.read("max_concurrency", o.max_concurrency, 1, 1024);
-  f.read("max_retries", o.max_retries, 0, 100);
-  f.read_duration("backoff", o.backoff, std::chrono::milliseconds(0));
-  if (node && !node->is_null()) {
-    if (o.base_url.empty())
-      ctx.diag.error(
-          f.mark(),
-          fmt::format("openai of agent '{}' needs base_url (e.g. http://127.0.0.1:8000/v1)", agent));
-    else if (!o.base_url.starts_with("http://") && !o.base_url.starts_with("https://"))
-      ctx.diag.error(f.mark("base_url"),
-                     fmt::format("base_url must start with http:// or https://, got '{}'", o.base_url));
-    if (o.model.empty())
-      ctx.diag.error(f.mark(),
-                     fmt::format("openai of agent '{}' needs model (the server's model name)", agent));
-  }
-  f.finish();
-}
-
 void read_llm(FieldReader& f, LoadContext& ctx, const std::string& agent, agents::LlmAgentConfig& c,
               AgentMarks& marks) {
   f.read("model", c.model);

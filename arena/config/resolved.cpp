@@ -60,7 +60,20 @@ void llm_fields(Node& n, const agents::LlmAgentConfig& c) {
   if (c.backend == agents::BackendKind::OpenAi) {
     const auto& o = c.openai;
     Node on = Node::map();
-    on.add("base_url", str(o.base_url)).add("model", str(o.model)).add("api_key_env", str(o.api_key_env));
+    if (o.endpoints.empty()) {
+      on.add("base_url", str(o.base_url));
+    } else {
+      Node list = Node::sequence();
+      for (const auto& e : o.endpoints) {
+        Node item = Node::map();
+        item.add("url", str(e.base_url)).add("weight", num(e.weight)).add("api_key_env", str(e.api_key_env));
+        list.push(std::move(item));
+      }
+      on.add("endpoints", std::move(list)).add("routing", Node::plain(agents::to_string(o.routing)));
+      on.add("routing_seed", num(o.routing_seed));
+    }
+    on.add("session_header", str(o.session_header));
+    on.add("model", str(o.model)).add("api_key_env", str(o.api_key_env));
     on.add("endpoint", Node::plain(agents::to_string(o.endpoint)));
     on.add("constraint", Node::plain(agents::to_string(o.constraint)));
     on.add("timeout", duration(o.timeout)).add("max_concurrency", num(o.max_concurrency));

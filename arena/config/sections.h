@@ -60,6 +60,9 @@ void read_agents(const YamlNode* node, LoadContext& ctx, Config& config, Marks& 
 void read_tournament(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 // The `ratings:` section (ratings_section.cpp); after read_agents (anchors name agents).
 void read_ratings(const YamlNode* node, LoadContext& ctx, Config& config);
+// An LLM agent's `openai:` settings: one server or a fleet (`endpoints:`) (openai_section.cpp).
+void read_openai(const YamlNode* node, const std::string& agent, LoadContext& ctx,
+                 agents::OpenAiBackendConfig& o);
 // The `web:` section (web_section.cpp).
 void read_web(const YamlNode* node, LoadContext& ctx, Config& config, Marks& marks);
 // The command line's --allowed-host / --allowed-origin, added to the web section (web_section.cpp).

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "arena/server/prometheus.h"
+#include "arena/server/replica_metrics.h"
 
 namespace arena::server {
 
@@ -90,7 +91,7 @@ RouteResult Router::route_unchecked(const HttpRequest& request) {
   if (path == "/metrics") {
     HttpResponse r;
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = render_prometheus(engines_, hub_.stats(), hub_.standings_json());
+    r.body = render_prometheus(engines_, hub_.stats(), hub_.standings_json()) + render_replica_metrics();
     return {r, nullptr};
   }
   if (request.method != "GET" && request.method != "HEAD")

@@ -115,6 +115,7 @@ void to_json(json& j, const MoveEvent& e) {
     j["referee_cp"] = or_null(e.referee_cp);
     j["referee_best"] = or_null(e.referee_best);
   }
+  if (!e.replica.empty()) j["replica"] = e.replica;  // only an agent on a fleet has one
 }
 
 void from_json(const json& j, MoveEvent& e) {
@@ -128,7 +129,8 @@ void from_json(const json& j, MoveEvent& e) {
                           {"human", &e.human},
                           {"fen", &e.fen},
                           {"raw", &e.raw},
-                          {"reasoning", &e.reasoning}})
+                          {"reasoning", &e.reasoning},
+                          {"replica", &e.replica}})
     read(j, key, *out);
   read(j, "latency_s", e.latency_s);
   read(j, "ttft_s", e.ttft_s);
@@ -249,6 +251,11 @@ void to_json(json& j, const MetricsEvent& e) {
        {"deadline_misses", or_null(e.deadline_misses)},
        {"engine_deadline_misses", e.engine_deadline_misses}};
   if (!e.source.empty()) j["source"] = e.source;
+  if (e.source == "replica") {
+    j["requests"] = e.requests;
+    j["errors"] = e.errors;
+    j["healthy"] = e.healthy;
+  }
 }
 
 void from_json(const json& j, MetricsEvent& e) {
@@ -267,6 +274,9 @@ void from_json(const json& j, MetricsEvent& e) {
   read(j, "deadline_misses", e.deadline_misses);
   read(j, "engine_deadline_misses", e.engine_deadline_misses);
   read(j, "source", e.source);
+  read(j, "requests", e.requests);
+  read(j, "errors", e.errors);
+  read(j, "healthy", e.healthy);
 }
 
 void to_json(json& j, const TournamentEnd& e) {

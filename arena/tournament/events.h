@@ -54,6 +54,7 @@ struct MoveEvent {
   bool has_referee = false;
   std::optional<int32_t> referee_cp;
   std::optional<std::string> referee_best;  // the referee's move for the side to move now (UCI)
+  std::string replica;  // the fleet replica that answered (an LLM agent on `endpoints:`), or ""
 };
 
 struct GameEnd {
@@ -99,7 +100,11 @@ struct MetricsEvent {
   int64_t preemptions = 0;
   std::optional<int64_t> deadline_misses;  // the runner's, cumulative; null without a runner
   int64_t engine_deadline_misses = 0;      // the engine's own count
-  std::string source;                      // "server" for the board server's own samples, else ""
+  std::string source;  // "server" for the board server's own samples, "replica" for a fleet's replica
+  // A replica's (replica_sampler.h): requests sent and errors since the last sample, and whether
+  // it is in its fleet now; its in-flight count is `running`, its mean TTFT `ttft_p50`.
+  int64_t requests = 0, errors = 0;
+  bool healthy = true;
 };
 
 struct TournamentEnd {

@@ -67,7 +67,8 @@ void Match::play(const std::string& uci, const agents::MoveResult& r, double lat
                   .score_cp = r.score_cp,
                   .has_referee = ctx_.referee.active(),
                   .referee_cp = std::nullopt,
-                  .referee_best = std::nullopt};
+                  .referee_best = std::nullopt,
+                  .replica = r.replica};
   const std::optional<int32_t> player_cp = substitute ? std::nullopt : r.score_cp;
   // With a referee the event and the adjudication wait for its score (settle_referee), unless
   // the rules end the game here anyway.

@@ -267,6 +267,7 @@ void Runner::tick(SteadyClock::time_point now) {
   if (t - last_metrics_event_ >= 1.0) {
     last_metrics_event_ = t;
     for (const auto& s : sampler_.latest()) (void)results_.emit(MetricsSampler::to_event(s, misses), false);
+    for (auto& r : replica_sampler_.sample()) (void)results_.emit(std::move(r), false);
   }
   next_tick_ += config_.tick;
   if (next_tick_ <= now) next_tick_ = now + config_.tick;

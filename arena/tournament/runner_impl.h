@@ -14,6 +14,7 @@
 #include "arena/tournament/match.h"
 #include "arena/tournament/metrics_sampler.h"
 #include "arena/tournament/referee_desk.h"
+#include "arena/tournament/replica_sampler.h"
 #include "arena/tournament/results_writer.h"
 #include "arena/tournament/runner.h"
 #include "arena/tournament/schedule.h"
@@ -74,6 +75,7 @@ class Runner {
   std::vector<Participant> participants_;
   RunOptions options_;
   MetricsSampler sampler_;
+  ReplicaSampler replica_sampler_;  // the fleets' replicas, for the dashboard
   std::shared_ptr<Notifier> notifier_;
   StatusLine status_;
   ResultsWriter results_;

@@ -1,11 +1,13 @@
 // The OpenAI-compatible backend against a real HTTP server in the test: chat and completions
 // endpoints, the constraint field each server understands (vLLM choice, llama-server grammar),
 // the API key as a bearer token only, 503 then success, a timeout, a 401, connection errors,
-// keep-alive reuse, and the concurrency limit (of one backend, and of an agent's instances).
+// keep-alive reuse, the concurrency limit (of one backend, and of an agent's instances), and a
+// server's "context exceeded" 400 restarting a conversation.
 #include "agents/backend/openai_backend.h"
 
 #include <nlohmann/json.hpp>
 
+#include "agents/backend/openai_answer.h"
 #include "agents/backend/shared_backends.h"
 #include "tests/agents/llm_test_support.h"
 #include "tests/agents/openai_test_server.h"
@@ -299,4 +301,60 @@ TEST_CASE("OpenAI backend: the instances of one agent share its max_concurrency"
     else
       CHECK(slow.max_in_flight() > 1);  // each instance had its own limit of one
   }
+}
+
+TEST_CASE("OpenAI backend: the servers' context-exceeded refusals are recognised", "[agents]") {
+  using agents::backend::openai_context_exceeded;
+  // OpenAI, vLLM (old and v1), SGLang, llama-server, arena serve.
+  CHECK(openai_context_exceeded(400, R"({"error":{"message":"x","code":"context_length_exceeded"}})"));
+  CHECK(openai_context_exceeded(
+      400,
+      R"({"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2100 tokens"})"));
+  CHECK(openai_context_exceeded(
+      400,
+      R"({"error":{"message":"The decoder prompt (length 5000) is longer than the maximum model length of 4096."}})"));
+  CHECK(openai_context_exceeded(
+      400,
+      R"({"error":{"message":"The input (5000 tokens) is longer than the model's context length (4096 tokens)."}})"));
+  CHECK(openai_context_exceeded(
+      400,
+      R"({"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}})"));
+  CHECK(openai_context_exceeded(
+      400,
+      R"({"error":{"message":"the prompt has 600 tokens; this model's context is 512","type":"invalid_request_error","code":400}})"));
+  CHECK(openai_context_exceeded(413, "prompt too long for the context window"));
+  // Other refusals are not.
+  CHECK_FALSE(openai_context_exceeded(400, R"({"error":{"message":"'temperature' must be in [0, 2]"}})"));
+  CHECK_FALSE(openai_context_exceeded(500, R"({"error":{"code":"context_length_exceeded"}})"));
+  CHECK_FALSE(openai_context_exceeded(400, "not json"));
+}
+
+TEST_CASE("OpenAI backend: a conversation the server's context refuses restarts afresh", "[agents]") {
+  // vLLM's refusal for any chat longer than system + user; first e4, then d4.
+  std::atomic<int> answered{0};
+  FakeServer server([&](const Received& got) {
+    if (json::parse(got.body)["messages"].size() > 2)
+      return Reply{400,
+                   R"({"object":"error","message":"This model's maximum context length is 64 tokens."})"};
+    return Reply{200, chat_answer(answered++ == 0 ? "e4" : "d4")};
+  });
+  auto c = remote(server);
+  c.history = agents::HistoryMode::Conversation;
+  c.mode = agents::OutputMode::Free;
+  auto agent = agents::make_llm_agent(agent_config("talker", c), env_with_key());
+  REQUIRE(agent);
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  REQUIRE_FALSE((*agent)->new_game({"g", "chess", "", games::Side::First, "rival"}));
+  for (const auto& [expected, reply] : {std::pair{"e2e4", "e7e5"}, std::pair{"d2d4", "d7d5"}}) {
+    const auto r = wait((*agent)->start_move(move_request(**game)));
+    INFO((r.failure ? r.failure->message : ""));
+    REQUIRE(r.ok());
+    CHECK(r.move == expected);
+    REQUIRE((*game)->apply(r.move));
+    REQUIRE((*game)->apply(reply));
+  }
+  std::vector<size_t> sizes;
+  for (const auto& got : server.received()) sizes.push_back(json::parse(got.body)["messages"].size());
+  CHECK(sizes == std::vector<size_t>{2, 4, 2});  // the refused conversation, then afresh
 }

@@ -20,6 +20,7 @@ namespace openai_test {
 
 struct Received {
   std::string method, target, authorization, body;
+  std::string session;  // the X-Session-ID header
 };
 
 struct Reply {
@@ -94,7 +95,7 @@ class FakeServer {
       http::read(socket, buffer, req, ec);
       if (ec) return;
       Received r{std::string(req.method_string()), std::string(req.target()),
-                 std::string(req[http::field::authorization]), req.body()};
+                 std::string(req[http::field::authorization]), req.body(), std::string(req["X-Session-ID"])};
       {
         std::lock_guard lock(mutex_);
         received_.push_back(r);

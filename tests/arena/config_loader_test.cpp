@@ -234,6 +234,39 @@ agents:
   CHECK(r->agents[3].variants == std::vector<std::string>{"chess"});
 }
 
+TEST_CASE("an openai fleet: endpoints as URLs or mappings, routing, seed and session header", "[arena]") {
+  Scratch s;
+  auto r = load_config_from_string(R"(
+agents:
+  - name: f
+    type: llm
+    backend: openai
+    openai:
+      model: m
+      endpoints: ["http://a:8000/v1", {url: "http://b:8000/v1", weight: 3, api_key_env: B_KEY}]
+      routing: least_loaded
+      routing_seed: 9
+      session_header: X-Affinity
+  - {name: one, type: llm, backend: openai, openai: {base_url: "http://c:8000/v1", model: m}}
+)",
+                                   s.file("f.yaml"), options_for(s));
+  REQUIRE(errors_of(r) == "");
+  const auto& f = std::get<agents::LlmAgentConfig>(r->agents[0].params).openai;
+  REQUIRE(f.endpoints.size() == 2);
+  CHECK(f.endpoints[0].base_url == "http://a:8000/v1");
+  CHECK(f.endpoints[0].weight == 1);
+  CHECK(f.endpoints[1].base_url == "http://b:8000/v1");
+  CHECK(f.endpoints[1].weight == 3);
+  CHECK(f.endpoints[1].api_key_env == "B_KEY");
+  CHECK(f.routing == agents::Routing::LeastLoaded);
+  CHECK(f.routing_seed == 9);
+  CHECK(f.session_header == "X-Affinity");
+  const auto& one = std::get<agents::LlmAgentConfig>(r->agents[1].params).openai;
+  CHECK(one.endpoints.empty());
+  CHECK(one.routing == agents::Routing::PrefixAffinity);
+  CHECK(one.session_header == "X-Session-ID");
+}
+
 TEST_CASE("gauntlet seed defaults to the first participant", "[arena]") {
   Scratch s;
   auto r = load_config_from_string(

@@ -68,6 +68,13 @@ TEST_CASE("a move event has the log's fields and reads back", "[arena]") {
   REQUIRE(parsed.has_value());
   CHECK(std::get<MoveEvent>(parsed->body).referee_cp == -35);
   CHECK_FALSE(std::get<MoveEvent>(parsed->body).referee_best.has_value());
+
+  // An agent on a fleet names the replica that answered; others write no `replica`.
+  CHECK_FALSE(k.contains("replica"));
+  m.replica = "http://10.0.0.2:8000/v1";
+  const json f = Event{std::nullopt, 2.0, m};
+  CHECK(f["replica"] == "http://10.0.0.2:8000/v1");
+  CHECK(round_trip(Event{std::nullopt, 2.0, m}) == f);
 }
 
 TEST_CASE("every event type reads back as written", "[arena]") {
@@ -97,6 +104,15 @@ TEST_CASE("every event type reads back as written", "[arena]") {
   metrics.model = "m";
   CHECK(json(Event{std::nullopt, 1, metrics})["deadline_misses"].is_null());
   CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("source"));
+  CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("errors"));  // a replica's only
+  MetricsEvent replica;
+  replica.model = "http://10.0.0.2:8000/v1";
+  replica.source = "replica";
+  replica.requests = 7;
+  replica.errors = 2;
+  replica.healthy = false;
+  CHECK(json(Event{std::nullopt, 1, replica})["healthy"] == false);
+  CHECK(round_trip(Event{std::nullopt, 1, replica}) == json(Event{std::nullopt, 1, replica}));
   for (const Event& e :
        {Event{1, 1, TournamentStart{"h", "v", 7, {"chess"}, {"a", "b"}, {}, 2, false, 0}},
         Event{2, 2, GameStart{"g0001", 0, -1, "chess", "a", "b", "fen", "", std::nullopt}}, Event{3, 3, end},

@@ -1,6 +1,8 @@
 // The serving dashboard: for every engine, live plots of TTFT p50/p99, queue depth and running
 // requests, batch size, prompt and generation tokens/s, KV blocks used, prefix-cache hit rate,
-// preemptions and deadline misses over the last hour (kept by the server's hub).
+// preemptions and deadline misses over the last hour (kept by the server's hub); and for every
+// replica of a fleet (samples with source "replica"), its requests in flight, mean TTFT, requests
+// and errors, the prefix hit rate it reports, and whether it is in the fleet.
 'use strict';
 
 (() => {
@@ -16,29 +18,41 @@
     { key: 'pre', title: 'Preemptions', unit: 'per sample', series: [['preemptions', 'preemptions', '#d62728']] },
     { key: 'miss', title: 'Deadline misses', unit: 'total', series: [['runner', 'deadline_misses', '#ff7f0e'], ['engine', 'engine_deadline_misses', '#1f77b4']] },
   ];
+  const REPLICA_PLOTS = [
+    { key: 'inflight', title: 'In flight', unit: 'requests', series: [['in flight', 'running', '#2ca02c']] },
+    { key: 'ttft', title: 'TTFT (mean)', format: ArenaPlot.formats.seconds, series: [['mean', 'ttft_p50', '#1f77b4']] },
+    { key: 'requests', title: 'Requests', unit: 'per sample', series: [['sent', 'requests', '#8c564b'], ['errors', 'errors', '#d62728']] },
+    { key: 'hit', title: 'Prefix hit rate (reported)', yMax: 1, format: ArenaPlot.formats.percent, series: [['hit', 'prefix_hit_rate', '#bcbd22']] },
+    { key: 'healthy', title: 'In the fleet', yMax: 1, series: [['healthy', 'healthy_value', '#17becf']] },
+  ];
+  const isReplica = (samples) => samples.length > 0 && samples[samples.length - 1].source === 'replica';
+  const plotsOf = (samples) => (isReplica(samples) ? REPLICA_PLOTS : PLOTS);
 
-  function panel(model) {
+  function panel(model, samples) {
     let node = document.querySelector(`.engine[data-model="${CSS.escape(model)}"]`);
     if (node) return node;
-    node = Arena.el('section', { class: 'engine', 'data-model': model }, Arena.el('h2', { text: `Engine: ${model}` }));
+    const heading = isReplica(samples) ? `Replica: ${model}` : `Engine: ${model}`;
+    node = Arena.el('section', { class: 'engine', 'data-model': model }, Arena.el('h2', { text: heading }));
     const grid = Arena.el('div', { class: 'plot-grid' });
-    for (const p of PLOTS) grid.append(Arena.el('div', { class: 'plot-box', 'data-plot': p.key }));
+    for (const p of plotsOf(samples)) grid.append(Arena.el('div', { class: 'plot-box', 'data-plot': p.key }));
     node.append(grid);
     document.getElementById('engines').append(node);
     return node;
   }
 
+  const value = (s, field) => (field === 'healthy_value' ? (s.healthy ? 1 : 0) : s[field] ?? null);
+
   function render(model) {
     const samples = models.get(model) || [];
-    const node = panel(model);
+    const node = panel(model, samples);
     const now = samples.length ? Math.max(Date.now() / 1000, samples[samples.length - 1].time) : Date.now() / 1000;
     // The window grows with the data: a minute at least, the last hour at most.
     const span = samples.length ? now - samples[0].time : 0;
     const window = Math.min(WINDOW, Math.max(60, Math.ceil(span / 60) * 60));
-    for (const p of PLOTS) {
+    for (const p of plotsOf(samples)) {
       const box = node.querySelector(`[data-plot="${p.key}"]`);
       ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window, yMax: p.yMax, format: p.format,
-        series: p.series.map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, s[field] ?? null]) })) });
+        series: p.series.map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, value(s, field)]) })) });
     }
     document.body.dataset.samples = String(samples.length);
   }
