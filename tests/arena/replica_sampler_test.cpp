@@ -2,8 +2,7 @@
 // prefix hit rate since the previous one, with its in-flight count and health now.
 #include "arena/tournament/replica_sampler.h"
 
-#include <catch2/catch_approx.hpp>
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 using agents::backend::CompletionResult;
 using agents::backend::ReplicaRegistry;
@@ -43,8 +42,8 @@ TEST_CASE("replica samples: the deltas since the last sample, per replica", "[ar
   CHECK(first[0].running == 1);  // 4 begun, 3 ended
   CHECK(first[0].requests == 4);
   CHECK(first[0].errors == 1);
-  CHECK(first[0].ttft_p50 == Catch::Approx(0.3));
-  CHECK(first[0].prefix_hit_rate == Catch::Approx(0.6));
+  CHECK(first[0].ttft_p50 == Approx(0.3));
+  CHECK(first[0].prefix_hit_rate == Approx(0.6));
   CHECK(first[0].healthy);
 
   // Nothing new: no requests, the hit rate so far; taken out: not healthy.
@@ -54,6 +53,6 @@ TEST_CASE("replica samples: the deltas since the last sample, per replica", "[ar
   CHECK(second[0].requests == 0);
   CHECK(second[0].errors == 0);
   CHECK(second[0].ttft_p50 == 0);
-  CHECK(second[0].prefix_hit_rate == Catch::Approx(0.6));
+  CHECK(second[0].prefix_hit_rate == Approx(0.6));
   CHECK_FALSE(second[0].healthy);
 }

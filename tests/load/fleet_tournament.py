@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import check, http_get, start_serve, synth_model, wait_for, run_main  # noqa: E402
+from common import check, free_port, http_get, start_serve, synth_model, wait_for, run_main  # noqa: E402
 
 AGENT = ("  - {{name: {name}, type: llm, backend: openai, mode: constrained, chat: false,\n"
          "     history: conversation,\n"
@@ -44,7 +44,7 @@ tournament:
     max_plies: 12
   seed: 5
 web:
-  port: 0
+  port: {port}
 """
 
 
@@ -90,7 +90,7 @@ def main():
     config = os.path.join(work, "fleet.yaml")
     with open(config, "w") as f:
         agents = AGENT.format(name="llm-a", a=a.url, b=b.url) + AGENT.format(name="llm-b", a=a.url, b=b.url)
-        f.write(CONFIG.format(agents=agents))
+        f.write(CONFIG.format(agents=agents, port=free_port()))
     run_log = open(os.path.join(work, "run.log"), "w")
     run = subprocess.Popen([arena, "run", config, "--output", out, "--quiet"], stdout=run_log,
                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
