@@ -52,13 +52,13 @@ void dot_rows_bf16_n(const std::byte* w, const DotRows& x, int64_t n, float* out
   }
   if (i < n) {
     const __m512bh w0 = load_bf16_tail(w + 2 * i, n - i);
-    for (int r = 0; r < kRows; ++r)
-      odd[r] = _mm512_dpbf16_ps(odd[r], w0, load_bf16_tail(xrow(r, i), n - i));
+    for (int r = 0; r < kRows; ++r) odd[r] = _mm512_dpbf16_ps(odd[r], w0, load_bf16_tail(xrow(r, i), n - i));
   }
   for (int r = 0; r < kRows; ++r) out[r * out_stride] = _mm512_reduce_add_ps(_mm512_add_ps(even[r], odd[r]));
 }
 
-void dot_rows_bf16(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out, int64_t out_stride) {
+void dot_rows_bf16(const std::byte* w, const DotRows& x, int num_x, int64_t n, float* out,
+                   int64_t out_stride) {
   static_assert(kMaxDotRows == 4);
   switch (num_x) {
     case 1:

@@ -1,6 +1,7 @@
 // Run-time choice of the dot-product kernel for a weight type: AVX-512 (with VNNI; BF16 with
-// AVX512_BF16 where present) when this CPU has it, else AVX2, else the scalar definition in kernels/quant/vec_dot.h. The SIMD tables live
-// in vec_dot_avx2.cpp / vec_dot_avx512.cpp, which are compiled with the matching -m flags.
+// AVX512_BF16 where present) when this CPU has it, else AVX2, else the scalar definition in
+// kernels/quant/vec_dot.h. The SIMD tables live in vec_dot_avx2.cpp / vec_dot_avx512.cpp, which are compiled
+// with the matching -m flags.
 #pragma once
 
 #include "kernels/cpu/cpu_features.h"
