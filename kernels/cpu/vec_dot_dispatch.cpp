@@ -21,7 +21,18 @@ SimdLevel cpu_vec_dot_level() {
   return level;
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = __builtin_cpu_supports("avx512bf16");
+  return has;
+#else
+  return false;
+#endif
+}
+
 VecDotFn vec_dot_for(GgmlType type, SimdLevel level) {
+  if (level == SimdLevel::Avx512 && cpu_has_avx512_bf16())
+    if (VecDotFn f = avx512bf16_vec_dot(type)) return f;
   if (level == SimdLevel::Avx512)
     if (VecDotFn f = avx512_vec_dot(type)) return f;
   if (level == SimdLevel::Avx512 || level == SimdLevel::Avx2)
@@ -36,6 +47,8 @@ void convert_activation_row(GgmlType type, SimdLevel level, const float* x, std:
 }
 
 VecDotRowsFn vec_dot_rows_for(GgmlType type, SimdLevel level) {
+  if (level == SimdLevel::Avx512 && cpu_has_avx512_bf16())
+    if (VecDotRowsFn f = avx512bf16_vec_dot_rows(type)) return f;
   if (level == SimdLevel::Avx512)
     if (VecDotRowsFn f = avx512_vec_dot_rows(type)) return f;
   if (level == SimdLevel::Avx512 || level == SimdLevel::Avx2) return avx2_vec_dot_rows(type);

@@ -1,6 +1,7 @@
-// Run-time choice of the dot-product kernel for a weight type: AVX-512 (with VNNI) when this CPU
-// has it, else AVX2, else the scalar definition in kernels/quant/vec_dot.h. The SIMD tables live
-// in vec_dot_avx2.cpp / vec_dot_avx512.cpp, which are compiled with the matching -m flags.
+// Run-time choice of the dot-product kernel for a weight type: AVX-512 (with VNNI; BF16 with
+// AVX512_BF16 where present) when this CPU has it, else AVX2, else the scalar definition in
+// kernels/quant/vec_dot.h. The SIMD tables live in vec_dot_avx2.cpp / vec_dot_avx512.cpp, which are compiled
+// with the matching -m flags.
 #pragma once
 
 #include "kernels/cpu/cpu_features.h"
@@ -33,6 +34,13 @@ VecDotFn avx512_vec_dot(GgmlType type);
 // Multi-row kernels, where one exists for `type` (nullptr otherwise).
 VecDotRowsFn avx2_vec_dot_rows(GgmlType type);
 VecDotRowsFn avx512_vec_dot_rows(GgmlType type);
+
+// The AVX512_BF16 kernels (dpbf16ps; BF16 weights only, else nullptr). The AVX-512 level takes
+// them where the CPU has the extension.
+VecDotFn avx512bf16_vec_dot(GgmlType type);
+VecDotRowsFn avx512bf16_vec_dot_rows(GgmlType type);
+// Whether this CPU has AVX512_BF16.
+bool cpu_has_avx512_bf16();
 
 // Converts n floats to Q8_0 activation blocks, exactly as quantize_activation_row does.
 using QuantizeRowFn = void (*)(const float* x, std::byte* dst, int64_t n);

@@ -59,10 +59,11 @@ TEST_CASE("SIMD dot products match the scalar ones", "[kernels]") {
     if (level > kernels::cpu_vec_dot_level()) continue;
     for (GgmlType type : kernels::test::kWeightTypes) {
       const auto fast =
-          level == kernels::SimdLevel::Avx2 ? kernels::avx2_vec_dot(type) : kernels::avx512_vec_dot(type);
-      if (!fast) continue;
-      const int64_t block = std::max<int64_t>(kernels::traits(kernels::dot_type(type)).block_size,
-                                              kernels::traits(type).block_size);
+          level == kernels::SimdLevel::Avx2 ? kernels::avx2_vec_dot(type) : kernels::vec_dot_for(type, level);
+      if (!fast || fast == kernels::scalar_vec_dot(type)) continue;
+      int64_t block = std::max<int64_t>(kernels::traits(kernels::dot_type(type)).block_size,
+                                        kernels::traits(type).block_size);
+      if (block == 1) block = 23;  // F32 / F16 / BF16: lengths past their 16- to 64-value steps
       // Lengths that exercise every tail of the unrolled loops.
       for (int64_t blocks : {1, 2, 3, 5, 8, 17, 28}) {
         const int64_t n = blocks * block;
@@ -87,7 +88,8 @@ TEST_CASE("Multi-row dot kernels match the single-row kernel", "[kernels]") {
       const auto rows_fn = kernels::vec_dot_rows_for(type, level);
       if (!rows_fn) continue;
       const GgmlType xt = kernels::dot_type(type);
-      const int64_t n = 12 * kernels::traits(type).block_size * (type == GgmlType::F32 ? 32 : 1);
+      // BF16 (blocks of 1): 64-value steps, one of 32 and a tail of 11.
+      const int64_t n = type == GgmlType::BF16 ? 235 : 12 * kernels::traits(type).block_size;
       const auto w = kernels::test::random_weights(type, 1, n, rng);
       const size_t x_stride = kernels::row_bytes(xt, n);
       std::vector<std::byte> x(x_stride * kernels::kMaxDotRows);
@@ -120,9 +122,10 @@ TEST_CASE("Multi-row dot kernels match the single-row kernel", "[kernels]") {
       }
     }
   }
-  // AVX2: Q8_0, Q4_0, Q5_0; AVX-512: those and Q4_K, Q5_K, Q6_K; each with 1 to 4 rows.
+  // AVX2: Q8_0, Q4_0, Q5_0; AVX-512: those and Q4_K, Q5_K, Q6_K (and BF16 with AVX512_BF16); each
+  // with 1 to 4 rows.
   if (kernels::cpu_vec_dot_level() == kernels::SimdLevel::Avx512)
-    CHECK(num_checked == 9 * kernels::kMaxDotRows);
+    CHECK(num_checked == (kernels::cpu_has_avx512_bf16() ? 10 : 9) * kernels::kMaxDotRows);
   if (kernels::cpu_vec_dot_level() == kernels::SimdLevel::Avx2)
     CHECK(num_checked == 3 * kernels::kMaxDotRows);
 }
