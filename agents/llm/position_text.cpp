@@ -108,6 +108,40 @@ std::string grouped_moves(const std::vector<std::string>& moves, Notation notati
   return out;
 }
 
+namespace {
+
+// The destination square of a UCI move ("e7e8q" -> "e8", "a10a9" -> "a9"), empty for a pass.
+std::string_view uci_destination(std::string_view uci) {
+  size_t end = uci.size();
+  if (end > 0 && std::isalpha(static_cast<unsigned char>(uci[end - 1]))) --end;  // promotion
+  size_t start = end;
+  while (start > 0 && std::isdigit(static_cast<unsigned char>(uci[start - 1]))) --start;
+  if (start == end || start == 0 || !std::isalpha(static_cast<unsigned char>(uci[start - 1]))) return {};
+  return uci.substr(start - 1, end - start + 1);
+}
+
+}  // namespace
+
+std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
+                          const std::vector<std::string>& moves) {
+  const games::BoardView view = game.board_view();
+  std::string out;
+  for (size_t i = 0; i < uci.size() && i < moves.size(); ++i) {
+    const std::string_view to = uci_destination(uci[i]);
+    if (to.empty()) continue;
+    auto square = std::find_if(view.squares.begin(), view.squares.end(),
+                               [&](const games::SquareView& s) { return s.name == to; });
+    std::string taken;
+    if (square != view.squares.end() && square->piece && square->piece->side != view.side_to_move)
+      taken = square->piece->name;
+    else if (game_family(view.variant) == "chess" && moves[i].find('x') != std::string::npos)
+      taken = "pawn";  // en passant: the pawn is not on the destination square
+    if (taken.empty()) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", moves[i], taken);
+  }
+  return out.empty() ? "none" : out;
+}
+
 std::string clock_text(const games::Game& game, const std::optional<ClockState>& clock) {
   if (!clock) return "none";
   std::string out =
@@ -161,6 +195,7 @@ PromptValues position_values(const MoveRequest& request, Notation notation) {
   for (const auto& m : moves) list += (list.empty() ? "" : " ") + m;
   set(Placeholder::LegalMoves, std::move(list));
   set(Placeholder::LegalMovesGrouped, grouped_moves(moves, notation));
+  set(Placeholder::Captures, captures_text(game, legal->uci, moves));
   set(Placeholder::History, history_text(game, notation));
   set(Placeholder::LastMove, last_move_text(game, notation));
   set(Placeholder::MoveNumber, std::to_string(fen_move_number(game.fen())));

@@ -86,6 +86,33 @@ TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]
   CHECK(grouped.size() < jv[static_cast<size_t>(llm::Placeholder::LegalMoves)].size());
 }
 
+TEST_CASE("The captures placeholder lists each capturing move with the piece it takes", "[agents]") {
+  auto value = [](const games::Game& game, agents::Notation notation) {
+    return llm::position_values(move_request(game),
+                                notation)[static_cast<size_t>(llm::Placeholder::Captures)];
+  };
+  auto chess = games::make_game("chess");
+  REQUIRE(chess);
+  CHECK(value(**chess, agents::Notation::San) == "none");
+  for (auto m : {"e2e4", "d7d5"}) REQUIRE((*chess)->apply(m));
+  CHECK(value(**chess, agents::Notation::San) == "exd5 pawn");
+  CHECK(value(**chess, agents::Notation::Uci) == "e4d5 pawn");
+  // En passant takes a pawn that is not on the destination square; promotions name the taken piece.
+  auto ep = games::make_game("chess", "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2");
+  REQUIRE(ep);
+  CHECK(value(**ep, agents::Notation::San) == "exd6 pawn");
+  auto promo = games::make_game("chess", "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+  REQUIRE(promo);
+  CHECK(value(**promo, agents::Notation::San) == "axb8=Q+ rook, axb8=R+ rook, axb8=B rook, axb8=N rook");
+  // Janggi: Cho's chariot on a1 can take Han's soldier on a7 (ten ranks: "a7", never "a10" read as "a1").
+  auto janggi = games::make_game("janggi", "3k5/9/9/p8/9/9/9/9/4K4/R8 w - - 0 1");
+  REQUIRE(janggi);
+  const std::string korean = value(**janggi, agents::Notation::Korean);
+  INFO(korean);
+  CHECK(korean.find(" soldier") != std::string::npos);
+  CHECK(korean.find(',') == std::string::npos);
+}
+
 TEST_CASE("Prompt templates: an unknown placeholder is an error naming the template and position",
           "[agents]") {
   auto bad = llm::PromptTemplate::parse("ok {fen}\nthen {legal_move} here", "move_template of agent 'x'");
