@@ -29,6 +29,7 @@
 #include "arena/models/model_registry.h"
 #include "arena/models/run_setup.h"
 #include "arena/server/board_server.h"
+#include "arena/tournament/run_lock.h"
 #include "arena/tournament/runner.h"
 
 namespace arena::cli {
@@ -165,19 +166,25 @@ std::optional<config::Config> load(const RunFlags& f) {
   return std::move(*loaded);
 }
 
-// The output folder for a new run (created, with the resolved config) or a resumed one (checked);
-// what is wrong, or nullopt.
+// The output folder for a new run (created, with the resolved config) or a resumed one (checked),
+// locked against a second run for as long as `lock` lives; what is wrong, or nullopt.
 std::optional<std::string> prepare_output(const RunFlags& f, const config::Config& config,
-                                          const std::filesystem::path& output_dir) {
-  if (f.resume) return check_resume(output_dir, config);
+                                          const std::filesystem::path& output_dir,
+                                          std::optional<tournament::RunLock>& lock) {
   std::error_code ec;
+  if (!f.resume) std::filesystem::create_directories(output_dir, ec);
+  if (ec) return fmt::format("cannot create the output folder {}: {}", output_dir.string(), ec.message());
+  if (std::filesystem::is_directory(output_dir, ec)) {
+    auto locked = tournament::RunLock::acquire(output_dir);
+    if (!locked) return locked.error();
+    lock = std::move(*locked);
+  }
+  if (f.resume) return check_resume(output_dir, config);
   if (std::filesystem::exists(output_dir / "events.jsonl", ec))
     return fmt::format(
         "{} already holds a tournament: resume it with `arena run {} --resume {}`, or choose another folder "
         "with --output",
         output_dir.string(), shell_word(f.config), shell_word(output_dir.string()));
-  std::filesystem::create_directories(output_dir, ec);
-  if (ec) return fmt::format("cannot create the output folder {}: {}", output_dir.string(), ec.message());
   std::ofstream out(output_dir / config::kResolvedConfigFile);
   out << config::resolved_yaml(config);
   if (!out) return fmt::format("cannot write {}", (output_dir / config::kResolvedConfigFile).string());
@@ -204,7 +211,8 @@ int run(const RunFlags& f) {
   }
 
   const std::filesystem::path output_dir = config.output.dir;
-  if (auto refusal = prepare_output(f, config, output_dir)) return fail(*refusal);
+  std::optional<tournament::RunLock> lock;  // held until the run returns
+  if (auto refusal = prepare_output(f, config, output_dir, lock)) return fail(*refusal);
 
   auto setup = models::prepare_run(config, process_env);
   if (!setup) return fail(setup.error());

@@ -1,0 +1,65 @@
+#include "arena/tournament/run_lock.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+namespace arena::tournament {
+
+std::expected<RunLock, std::string> RunLock::acquire(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / kRunLockFile;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return std::unexpected(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error != EWOULDBLOCK)
+      return std::unexpected(fmt::format("cannot lock {}: {}", path.string(), std::strerror(error)));
+    std::ifstream in(path);
+    std::stringstream pid;
+    pid << in.rdbuf();
+    std::string holder = pid.str();
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    return std::unexpected(fmt::format("{} is being written by another arena run{}: wait for it to end, or "
+                                       "choose another folder with --output",
+                                       dir.string(), holder.empty() ? "" : " (pid " + holder + ")"));
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::write(fd, pid.data(), pid.size()) != static_cast<ssize_t>(pid.size())) {
+    const int error = errno;
+    ::close(fd);
+    return std::unexpected(fmt::format("cannot write {}: {}", path.string(), std::strerror(error)));
+  }
+  return RunLock(fd);
+}
+
+bool RunLock::held(const std::filesystem::path& dir) {
+  const int fd = ::open((dir / kRunLockFile).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool free = ::flock(fd, LOCK_SH | LOCK_NB) == 0;
+  ::close(fd);  // also drops the shared lock just taken
+  return !free;
+}
+
+RunLock::RunLock(RunLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+RunLock& RunLock::operator=(RunLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace arena::tournament

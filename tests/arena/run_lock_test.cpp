@@ -1,0 +1,33 @@
+// The results folder's run lock: one holder at a time, the holder's pid in the refusal, released
+// when the holder goes away.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "arena/tournament/run_lock.h"
+
+using arena::tournament::RunLock;
+
+TEST_CASE("A results folder takes one run at a time", "[arena]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("arena-run-lock-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  CHECK_FALSE(RunLock::held(dir));  // no lock file yet
+  {
+    auto first = RunLock::acquire(dir);
+    REQUIRE(first);
+    CHECK(RunLock::held(dir));
+    auto second = RunLock::acquire(dir);  // flock(2) locks conflict across open files, even in one process
+    REQUIRE_FALSE(second);
+    INFO(second.error());
+    CHECK(second.error().find("another arena run (pid " + std::to_string(::getpid()) + ")") != std::string::npos);
+    RunLock moved = std::move(*first);
+    CHECK(RunLock::held(dir));
+  }
+  CHECK_FALSE(RunLock::held(dir));
+  CHECK(RunLock::acquire(dir));
+  CHECK_FALSE(RunLock::acquire(dir / "missing"));  // a folder that is not there: a clear error
+  std::filesystem::remove_all(dir);
+}
