@@ -27,9 +27,10 @@ std::expected<RunLock, std::string> RunLock::acquire(const std::filesystem::path
     pid << in.rdbuf();
     std::string holder = pid.str();
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    return std::unexpected(fmt::format("{} is being written by another arena run{}: wait for it to end, or "
-                                       "choose another folder with --output",
-                                       dir.string(), holder.empty() ? "" : " (pid " + holder + ")"));
+    return std::unexpected(
+        fmt::format("{} is being written by another arena run{}: wait for it to end, or "
+                    "choose another folder with --output",
+                    dir.string(), holder.empty() ? "" : " (pid " + holder + ")"));
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::write(fd, pid.data(), pid.size()) != static_cast<ssize_t>(pid.size())) {

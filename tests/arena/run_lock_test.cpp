@@ -1,12 +1,12 @@
 // The results folder's run lock: one holder at a time, the holder's pid in the refusal, released
 // when the holder goes away.
+#include "arena/tournament/run_lock.h"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
-
-#include "arena/tournament/run_lock.h"
 
 using arena::tournament::RunLock;
 
@@ -22,7 +22,8 @@ TEST_CASE("A results folder takes one run at a time", "[arena]") {
     auto second = RunLock::acquire(dir);  // flock(2) locks conflict across open files, even in one process
     REQUIRE_FALSE(second);
     INFO(second.error());
-    CHECK(second.error().find("another arena run (pid " + std::to_string(::getpid()) + ")") != std::string::npos);
+    CHECK(second.error().find("another arena run (pid " + std::to_string(::getpid()) + ")") !=
+          std::string::npos);
     RunLock moved = std::move(*first);
     CHECK(RunLock::held(dir));
   }
