@@ -177,7 +177,7 @@ std::string last_move_text(const games::Game& game, Notation notation) {
   return moves.empty() ? "none" : moves.back();
 }
 
-PromptValues position_values(const MoveRequest& request, Notation notation) {
+PromptValues position_values(const MoveRequest& request, Notation notation, bool with_captures) {
   const games::Game& game = *request.game;
   const std::string variant = game.variant();
   PromptValues v;
@@ -195,7 +195,7 @@ PromptValues position_values(const MoveRequest& request, Notation notation) {
   for (const auto& m : moves) list += (list.empty() ? "" : " ") + m;
   set(Placeholder::LegalMoves, std::move(list));
   set(Placeholder::LegalMovesGrouped, grouped_moves(moves, notation));
-  set(Placeholder::Captures, captures_text(game, legal->uci, moves));
+  if (with_captures) set(Placeholder::Captures, captures_text(game, legal->uci, moves));
   set(Placeholder::History, history_text(game, notation));
   set(Placeholder::LastMove, last_move_text(game, notation));
   set(Placeholder::MoveNumber, std::to_string(fen_move_number(game.fen())));

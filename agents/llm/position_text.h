@@ -42,7 +42,8 @@ std::string history_text(const games::Game& game, Notation notation);
 // The last move in `notation`, or "none".
 std::string last_move_text(const games::Game& game, Notation notation);
 
-// The values of every placeholder for the move `request` asks (illegal_reason left empty).
-PromptValues position_values(const MoveRequest& request, Notation notation);
+// The values of every placeholder for the move `request` asks (illegal_reason left empty; captures
+// too unless `with_captures`: it reads the board once more, for the templates that use it only).
+PromptValues position_values(const MoveRequest& request, Notation notation, bool with_captures = true);
 
 }  // namespace agents::llm

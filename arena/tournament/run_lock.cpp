@@ -41,14 +41,6 @@ std::expected<RunLock, std::string> RunLock::acquire(const std::filesystem::path
   return RunLock(fd);
 }
 
-bool RunLock::held(const std::filesystem::path& dir) {
-  const int fd = ::open((dir / kRunLockFile).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool free = ::flock(fd, LOCK_SH | LOCK_NB) == 0;
-  ::close(fd);  // also drops the shared lock just taken
-  return !free;
-}
-
 RunLock::RunLock(RunLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
 RunLock& RunLock::operator=(RunLock&& other) noexcept {

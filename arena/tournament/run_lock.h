@@ -16,8 +16,6 @@ class RunLock {
  public:
   // Locks `dir`/run.lock (the folder must exist), or says who holds it.
   static std::expected<RunLock, std::string> acquire(const std::filesystem::path& dir);
-  // Whether a live process holds the lock of `dir` (false when there is no lock file).
-  static bool held(const std::filesystem::path& dir);
 
   RunLock(RunLock&& other) noexcept;
   RunLock& operator=(RunLock&& other) noexcept;

@@ -154,6 +154,22 @@ TEST_CASE("LLM agent: free mode retries with {illegal_reason}, then applies on_f
   }
 }
 
+TEST_CASE("LLM agent: a move template with {captures} gets the capturing moves", "[agents]") {
+  auto game = games::make_game("chess");
+  REQUIRE(game);
+  for (auto m : {"e2e4", "d7d5"}) REQUIRE((*game)->apply(m));
+  agents::LlmAgentConfig c;
+  c.mode = agents::OutputMode::Free;
+  c.move_template = "Captures: {captures}\nMove:";
+  auto backend = std::make_shared<ScriptedBackend>(std::vector<std::string>{"exd5"});
+  auto agent = agents::make_llm_agent(agent_config("taker", c), backend);
+  REQUIRE(agent);
+  const auto r = wait((*agent)->start_move(move_request(**game)));
+  REQUIRE(r.ok());
+  REQUIRE(backend->requests.size() == 1);
+  CHECK(backend->requests[0].messages.back().content == "Captures: exd5 pawn\nMove:");
+}
+
 TEST_CASE("LLM agent: scripted reason and constrained answers are checked against the legal moves",
           "[agents]") {
   auto game = games::make_game("janggi");

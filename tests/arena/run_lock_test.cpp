@@ -14,21 +14,18 @@ TEST_CASE("A results folder takes one run at a time", "[arena]") {
   const auto dir = std::filesystem::temp_directory_path() / ("arena-run-lock-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  CHECK_FALSE(RunLock::held(dir));  // no lock file yet
   {
     auto first = RunLock::acquire(dir);
     REQUIRE(first);
-    CHECK(RunLock::held(dir));
     auto second = RunLock::acquire(dir);  // flock(2) locks conflict across open files, even in one process
     REQUIRE_FALSE(second);
     INFO(second.error());
     CHECK(second.error().find("another arena run (pid " + std::to_string(::getpid()) + ")") !=
           std::string::npos);
-    RunLock moved = std::move(*first);
-    CHECK(RunLock::held(dir));
+    RunLock moved = std::move(*first);  // the lock moves with it
+    CHECK_FALSE(RunLock::acquire(dir));
   }
-  CHECK_FALSE(RunLock::held(dir));
-  CHECK(RunLock::acquire(dir));
+  CHECK(RunLock::acquire(dir));                    // released with its holder
   CHECK_FALSE(RunLock::acquire(dir / "missing"));  // a folder that is not there: a clear error
   std::filesystem::remove_all(dir);
 }
