@@ -120,12 +120,28 @@ std::string_view uci_destination(std::string_view uci) {
   return uci.substr(start - 1, end - start + 1);
 }
 
+// The usual material value of a piece by its name: chess 9/5/3/3/1, janggi's counting points
+// (chariot 13, cannon 7, horse 5, elephant and guard 3, soldier 2).
+int piece_value(std::string_view name) {
+  static constexpr std::pair<std::string_view, int> kValues[] = {
+      {"queen", 9},  {"rook", 5},  {"bishop", 3},   {"knight", 3}, {"pawn", 1},    {"chariot", 13},
+      {"cannon", 7}, {"horse", 5}, {"elephant", 3}, {"guard", 3},  {"soldier", 2},
+  };
+  for (const auto& [piece, value] : kValues)
+    if (piece == name) return value;
+  return 0;
+}
+
 }  // namespace
 
 std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
                           const std::vector<std::string>& moves) {
   const games::BoardView view = game.board_view();
-  std::string out;
+  struct Capture {
+    int value;
+    std::string text;
+  };
+  std::vector<Capture> captures;
   for (size_t i = 0; i < uci.size() && i < moves.size(); ++i) {
     const std::string_view to = uci_destination(uci[i]);
     if (to.empty()) continue;
@@ -137,9 +153,14 @@ std::string captures_text(const games::Game& game, const std::vector<std::string
     else if (game_family(view.variant) == "chess" && moves[i].find('x') != std::string::npos)
       taken = "pawn";  // en passant: the pawn is not on the destination square
     if (taken.empty()) continue;
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", moves[i], taken);
+    captures.push_back({piece_value(taken), fmt::format("{} {}", moves[i], taken)});
   }
-  return out.empty() ? "none" : out;
+  if (captures.empty()) return "none";
+  std::stable_sort(captures.begin(), captures.end(),
+                   [](const Capture& a, const Capture& b) { return a.value > b.value; });
+  std::string out;
+  for (const auto& c : captures) out += (out.empty() ? "" : ", ") + c.text;
+  return out;
 }
 
 std::string clock_text(const games::Game& game, const std::optional<ClockState>& clock) {

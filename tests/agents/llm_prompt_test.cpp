@@ -101,6 +101,10 @@ TEST_CASE("The captures placeholder lists each capturing move with the piece it 
   auto ep = games::make_game("chess", "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2");
   REQUIRE(ep);
   CHECK(value(**ep, agents::Notation::San) == "exd6 pawn");
+  // The most valuable piece first, ties in legal-move order.
+  auto fork = games::make_game("chess", "4k3/4q3/1p6/3N4/8/8/4P3/4K3 w - - 0 1");
+  REQUIRE(fork);
+  CHECK(value(**fork, agents::Notation::San) == "Nxe7 queen, Nxb6 pawn");
   auto promo = games::make_game("chess", "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
   REQUIRE(promo);
   CHECK(value(**promo, agents::Notation::San) == "axb8=Q+ rook, axb8=R+ rook, axb8=B rook, axb8=N rook");
