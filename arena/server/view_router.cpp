@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "arena/tournament/run_lock.h"
+
 namespace arena::server {
 
 using nlohmann::json;
@@ -24,7 +26,7 @@ std::vector<ViewName> view_names(const std::vector<std::filesystem::path>& dirs)
     std::string unique = slug;
     for (int n = 2; taken.contains(unique); ++n) unique = slug + "-" + std::to_string(n);
     taken.insert(unique);
-    out.push_back({name, unique});
+    out.push_back({name, unique, absolute});
   }
   return out;
 }
@@ -64,11 +66,15 @@ json ViewRouter::tournaments_json() const {
     t["name"] = m.name.name;
     t["slug"] = m.name.slug;
     t["url"] = "/t/" + m.name.slug + "/";
-    // "waiting": no tournament_start in the log yet; "running": no tournament_end yet (also a run
-    // that died without one).
+    // "waiting": no tournament_start in the log yet; "running": no tournament_end yet and a run
+    // holds the folder's lock (or the folder has no lock: written before arena locked folders);
+    // "stopped": no tournament_end and no run holds the lock (it was killed; --resume continues).
     std::string status = "running";
     if (!started)
       status = "waiting";
+    else if (!t.value("finished", false) &&
+             tournament::run_lock_state(m.name.dir) == tournament::RunLockState::Free)
+      status = "stopped";
     else if (t.value("interrupted", false))
       status = "interrupted";
     else if (t.value("finished", false))

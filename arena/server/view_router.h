@@ -16,9 +16,11 @@
 
 namespace arena::server {
 
-// A tournament's name (its results folder's name) and the URL-safe slug of its path prefix.
+// A tournament's name (its results folder's name), the URL-safe slug of its path prefix, and the
+// folder itself.
 struct ViewName {
   std::string name, slug;
+  std::filesystem::path dir;
 };
 
 // The names of results folders: each folder's own name (of its absolute form, so "." works), the
@@ -38,8 +40,8 @@ class ViewRouter final : public RequestHandler {
   // The hub of `/t/<slug>/ws`.
   Hub* websocket_hub(std::string_view path) override;
 
-  // [{name, slug, url, status, variants, agents, models, games_done, games_total, ...,
-  // standings}] in the order the folders were given.
+  // [{name, slug, url, status (waiting, running, stopped, interrupted, finished), variants, agents, models,
+  // games_done, games_total, ..., standings}] in the order the folders were given.
   nlohmann::json tournaments_json() const;
 
  private:

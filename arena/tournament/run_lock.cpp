@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 namespace arena::tournament {
@@ -17,7 +19,12 @@ std::expected<RunLock, std::string> RunLock::acquire(const std::filesystem::path
   const std::filesystem::path path = dir / kRunLockFile;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  int locked = ::flock(fd, LOCK_EX | LOCK_NB);
+  for (int retry = 0; locked != 0 && errno == EWOULDBLOCK && retry < 5; ++retry) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    locked = ::flock(fd, LOCK_EX | LOCK_NB);
+  }
+  if (locked != 0) {
     const int error = errno;
     ::close(fd);
     if (error != EWOULDBLOCK)
@@ -53,6 +60,14 @@ RunLock& RunLock::operator=(RunLock&& other) noexcept {
 
 RunLock::~RunLock() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+RunLockState run_lock_state(const std::filesystem::path& dir) {
+  const int fd = ::open((dir / kRunLockFile).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return RunLockState::Absent;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // drops the probe's own lock
+  return held ? RunLockState::Held : RunLockState::Free;
 }
 
 }  // namespace arena::tournament

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "arena/tournament/event_log.h"
+#include "arena/tournament/run_lock.h"
 #include "tests/server/event_maker.h"
 #include "tests/server/http_client.h"
 
@@ -163,6 +164,30 @@ TEST_CASE("arena view serves each folder's tournament and the list of them", "[s
   CHECK_FALSE(WsClient(port, "/t/nope/ws").ok());
 }
 
+TEST_CASE("arena view tells a live run from one that died, by the folder's run lock", "[server][view]") {
+  Tree tree;
+  const fs::path live = tree.folder("live"), dead = tree.folder("dead"), done = tree.folder("done");
+  EventMaker ev;
+  for (const fs::path& dir : {live, dead})
+    append(dir / "events.jsonl", lines({ev.tournament_start(2), ev.game_start("g0001", "chess")}));
+  write_finished(done);
+  auto holder = arena::tournament::RunLock::acquire(live);  // the run writing `live`
+  REQUIRE(holder);
+  REQUIRE(arena::tournament::RunLock::acquire(dead));  // a run that took `dead` and ended at once
+  REQUIRE(arena::tournament::RunLock::acquire(done));
+  auto view = start(tree, {live, dead, done});
+  auto statuses = [&] {
+    const json t = json::parse(http_get(view->server().port(), "/api/tournaments").body);
+    std::vector<std::string> out;
+    for (const json& one : t) out.push_back(one["status"]);
+    return out;
+  };
+  CHECK(statuses() == std::vector<std::string>{"running", "stopped", "finished"});
+  auto resumed = arena::tournament::RunLock::acquire(dead);
+  REQUIRE(resumed);
+  *holder = std::move(*resumed);  // `live` released, `dead` resumed
+  CHECK(statuses() == std::vector<std::string>{"stopped", "running", "finished"});
+}
 TEST_CASE("arena view follows a growing log live and resets on a replaced one", "[server][view]") {
   Tree tree;
   const fs::path live = tree.folder("live");

@@ -74,7 +74,8 @@
       Arena.el('div', { class: 'muted', text: info.join(' \u00b7 ') }),
       Arena.el('div', { class: 'progress' }, Arena.el('div', { class: 'bar', style: `width: ${total ? (100 * done) / total : 0}%` })),
       Arena.el('div', { text: `${done} of ${total} games done, ${t.games_in_flight || 0} in flight, ${t.moves || 0} moves` +
-        (t.status === 'running' && t.last_event_time ? ` \u00b7 last event ${age(t.last_event_time)} ago` : '') }),
+        (t.status === 'running' && t.last_event_time ? ` \u00b7 last event ${age(t.last_event_time)} ago` : '') +
+        (t.status === 'stopped' ? ' \u00b7 no run is writing it (killed?): arena run --resume on its folder continues it' : '') }),
       Arena.el('p', {}, Arena.el('a', { href: t.url, text: 'Overview' }), ' ',
         Arena.el('a', { href: `${t.url}dashboard`, text: 'Serving' })),
       (t.standings || []).length ? standingsTable(t.standings) : Arena.el('p', { class: 'muted', text: 'No standings yet.' }),
