@@ -33,8 +33,8 @@ $py "$here/datagen.py" --out "$work/held-games" --workers 2 --games-per-worker 4
 echo "== 2. tokenizer: byte-level BPE learned from the agent's prompts"
 if [[ ! -f "$work/template.gguf" ]]; then
   "$arena" synth --arch llama --shape tiny --dtype f32 --seed 1 -o "$work/builtin-vocab.gguf" > /dev/null
-  cat "$work"/games/games-0.jsonl | head -100 > "$work/corpus-games.jsonl"
-  cat "$work"/games/games-1.jsonl | head -100 >> "$work/corpus-games.jsonl"
+  # head reads the files itself: `cat | head` fails under pipefail when head closes the pipe early
+  head -q -n 100 "$work/games/games-0.jsonl" "$work/games/games-1.jsonl" > "$work/corpus-games.jsonl"
   "$arena" dataset --config "$config" --agent model --model "$work/builtin-vocab.gguf" --text \
     "$work/corpus-games.jsonl" -o "$work/corpus.jsonl"
   $py -c 'import json, sys
