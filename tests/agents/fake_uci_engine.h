@@ -39,18 +39,27 @@ while IFS= read -r line; do
 done
 )";
 
-// The path of the fake engine script (written once per test process into a temporary folder).
+// The path of the fake engine script (written once per test process into a temporary folder, which
+// goes away when the process ends).
 inline std::string fake_engine_path() {
-  static const std::string path = [] {
-    const auto dir =
+  struct Script {
+    std::filesystem::path dir =
         std::filesystem::temp_directory_path() / ("arena-fake-uci-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const auto file = dir / "fake_uci_engine.sh";
-    std::ofstream(file) << kFakeEngineScript;
-    ::chmod(file.c_str(), 0755);
-    return file.string();
-  }();
-  return path;
+    std::string path;
+    Script() {
+      std::filesystem::create_directories(dir);
+      const auto file = dir / "fake_uci_engine.sh";
+      std::ofstream(file) << kFakeEngineScript;
+      ::chmod(file.c_str(), 0755);
+      path = file.string();
+    }
+    ~Script() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  };
+  static const Script script;
+  return script.path;
 }
 
 }  // namespace agents::test
