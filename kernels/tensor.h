@@ -46,7 +46,8 @@ struct MatrixView {
 MatrixView matrix_view(const void* data, GgmlType type, int64_t rows, int64_t cols);
 
 // One layer of a paged KV cache: K and V each [num_blocks, block_size, num_kv_heads, head_dim]
-// of `type` (F32, F16 or Q8_0; Q8_0 quantizes each head's row in blocks of 32).
+// of `type` (F32, F16 or Q8_0; Q8_0 quantizes each head's row in blocks of 32). A sliding-window
+// layer (window > 0) lets the query at position p see only positions p - window + 1 .. p.
 struct KvLayerView {
   const std::byte* k = nullptr;
   const std::byte* v = nullptr;
@@ -56,6 +57,10 @@ struct KvLayerView {
   int32_t num_kv_heads = 0;
   int32_t head_dim = 0;
   Device device = Device::Cpu;
+  int32_t window = 0;  // 0: every earlier position
+
+  // The first position the query at `pos` sees.
+  int64_t first_visible(int64_t pos) const { return window > 0 && pos >= window ? pos - window + 1 : 0; }
 
   // Bytes of one token's K (or V): num_kv_heads * head_dim values of `type`.
   size_t token_bytes() const { return row_bytes(type, static_cast<int64_t>(num_kv_heads) * head_dim); }

@@ -23,7 +23,8 @@ namespace {
 
 struct SynthFlags {
   std::string arch, shape, dtype, tokenizer, corpus, output, name;
-  int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0;
+  int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0,
+          sliding_window = 0;
   float rope_base = 0, rms_eps = 0;
   uint64_t seed = 0;
   int threads = 0;
@@ -86,6 +87,7 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   if (given("--context")) o.context = f.context;
   if (given("--rope-base")) o.rope_base = f.rope_base;
   if (given("--rms-eps")) o.rms_eps = f.rms_eps;
+  if (given("--sliding-window")) o.sliding_window = f.sliding_window;
   if (f.tied) o.tied_embeddings = true;
   if (f.untied) o.tied_embeddings = false;
 
@@ -141,8 +143,9 @@ void add_synth_command(CLI::App& root, Action& action) {
           engine::synth::shape_names() + ". Flags after --shape override its values.");
   SynthFlags& f = *flags;
   cmd->add_option("--arch", f.arch,
-                  "Architecture: llama, qwen2 (q/k/v biases) or qwen3 (q/k norms); default: the shape's")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3"}, CLI::ignore_case));
+                  "Architecture: llama, qwen2 (q/k/v biases), qwen3 (q/k norms) or phi3 (fused q/k/v and "
+                  "gate/up, a sliding window); default: the shape's")
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3"}, CLI::ignore_case));
   cmd->add_option("--shape", f.shape, "Named shape: " + engine::synth::shape_names())
       ->check([](const std::string& s) {
         return engine::synth::find_shape(s)
@@ -161,6 +164,8 @@ void add_synth_command(CLI::App& root, Action& action) {
   cmd->add_option("--context", f.context, "Context length written to the metadata");
   cmd->add_option("--rope-base", f.rope_base, "RoPE frequency base");
   cmd->add_option("--rms-eps", f.rms_eps, "RMSNorm epsilon");
+  cmd->add_option("--sliding-window", f.sliding_window,
+                  "phi3: each query attends to its last N positions (0: all; phi-3-mini: 2047)");
   auto* tied =
       cmd->add_flag("--tied", f.tied, "Share token_embd as the output projection (no output.weight)");
   cmd->add_flag("--untied", f.untied, "Write a separate output.weight")->excludes(tied);

@@ -128,6 +128,24 @@ void read_rope(const gguf::GgufFile& file, KeyReader& k, const std::string& p, M
   c.rope_freq_scale = static_cast<float>(1.0 / k.real(key, 0.0, kMaxRopeFactor, std::nullopt));
 }
 
+// Phi-3's sliding window (`attention.sliding_window`; 0 is none, as in Phi-4). Files converted
+// before the key existed get llama.cpp's defaults for the published shapes (Phi-3-mini / medium with
+// a 4k context: 2047).
+int32_t phi3_window(KeyReader& k, const ModelShape& s) {
+  int32_t fallback = 0;
+  if ((s.num_layers == 32 || s.num_layers == 40) && s.context_length == 4096)
+    fallback = 2047;
+  else if (s.num_layers == 32 && s.num_kv_heads == 32 && s.context_length == 131072)
+    fallback = 262144;
+  else if (s.num_layers == 40 && s.context_length == 131072)
+    fallback = 131072;
+  if (k.has("attention.sliding_window"))  // 0: no window (Phi-4)
+    return k.optional("attention.sliding_window", 0, kMaxContext, 0);
+  if (fallback == 0)
+    k.note("missing metadata key 'phi3.attention.sliding_window' (Phi-3 attends over a sliding window)");
+  return fallback;
+}
+
 }  // namespace
 
 std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) {
@@ -136,8 +154,9 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   };
   const auto arch = file.get_string("general.architecture");
   if (!arch) return fail("missing metadata key 'general.architecture'");
-  if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3")
-    return fail(fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3)", *arch));
+  if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3" && *arch != "phi3")
+    return fail(
+        fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3, phi3)", *arch));
   const std::string p = *arch + ".";
 
   ModelConfig c;
@@ -150,7 +169,12 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
     c.rms_norm_eps =
         static_cast<float>(k.real("attention.layer_norm_rms_epsilon", 0.0, kMaxEpsilon, std::nullopt));
   if (!k.problem()) read_rope(file, k, p, c);
+  if (!k.problem() && *arch == "phi3") c.sliding_window = phi3_window(k, c.shape);
   if (k.problem()) return fail(*k.problem());
+  if (file.find_tensor("rope_factors_long.weight") || file.find_tensor("rope_factors_short.weight"))
+    return fail(
+        "LongRoPE (rope_factors_long / rope_factors_short, as in Phi-3-128k and Phi-3.5) is not supported "
+        "yet; the 4k-context Phi-3 models are");
 
   // The vocabulary is the token embedding's row count.
   const auto* embd = file.find_tensor("token_embd.weight");

@@ -1,7 +1,8 @@
 // The hyper-parameters of a transformer read from GGUF metadata (`{arch}.block_count`,
 // `.embedding_length`, `.attention.head_count[_kv]`, `.attention.key_length`, `.feed_forward_length`,
 // `.context_length`, `.rope.*`, `.attention.layer_norm_rms_epsilon`) plus the vocabulary size from
-// the token embedding. Supported architectures: llama, qwen2, qwen3.
+// the token embedding. Supported architectures: llama, qwen2, qwen3, phi3 (fused q/k/v and
+// gate/up tensors, a sliding window on every layer).
 #pragma once
 
 #include <expected>
@@ -24,6 +25,7 @@ struct ModelConfig {
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // 1 / linear scaling factor
   bool qk_norm = false;          // per-head RMSNorm of q and k before rope (qwen3)
+  int32_t sliding_window = 0;    // > 0: each query sees its last `sliding_window` positions (phi3)
 };
 
 // The config of the model in `file`, or an Error naming the file and the missing or bad key.

@@ -51,6 +51,23 @@ class Binder {
     return kernels::matrix_view(t->data.data(), t->type, rows, cols);
   }
 
+  // A fused matrix (phi3's attn_qkv, ffn_up) split into its parts: rows[0] rows, then rows[1], ...,
+  // each part a view of its rows in place (a row's blocks never straddle two parts).
+  std::vector<kernels::MatrixView> parts(const std::string& name, std::initializer_list<int64_t> rows,
+                                         int64_t cols) {
+    int64_t total = 0;
+    for (int64_t r : rows) total += r;
+    const kernels::MatrixView whole = matrix(name, total, cols);
+    if (!whole.data) return std::vector<kernels::MatrixView>(rows.size());
+    std::vector<kernels::MatrixView> out;
+    int64_t first = 0;
+    for (int64_t r : rows) {
+      out.push_back(kernels::matrix_view(whole.row(first), whole.type, r, cols));
+      first += r;
+    }
+    return out;
+  }
+
   // An F32 vector of n values; absent optional tensors give an empty span.
   std::span<const float> vector(const std::string& name, int64_t n, bool required = true) {
     const auto* t = find(name, {n}, required);
@@ -159,9 +176,14 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
     const std::string p = fmt::format("blk.{}.", l);
     LayerWeights& L = w.layers.emplace_back();
     L.attn_norm = b.vector(p + "attn_norm.weight", embd);
-    L.attn_q = b.matrix(p + "attn_q.weight", q_dim, embd);
-    L.attn_k = b.matrix(p + "attn_k.weight", kv_dim, embd);
-    L.attn_v = b.matrix(p + "attn_v.weight", kv_dim, embd);
+    if (b.has(p + "attn_qkv.weight")) {  // phi3: q, k and v rows in one tensor
+      const auto qkv = b.parts(p + "attn_qkv.weight", {q_dim, kv_dim, kv_dim}, embd);
+      L.attn_q = qkv[0], L.attn_k = qkv[1], L.attn_v = qkv[2];
+    } else {
+      L.attn_q = b.matrix(p + "attn_q.weight", q_dim, embd);
+      L.attn_k = b.matrix(p + "attn_k.weight", kv_dim, embd);
+      L.attn_v = b.matrix(p + "attn_v.weight", kv_dim, embd);
+    }
     L.q_bias = b.vector(p + "attn_q.bias", q_dim, false);
     L.k_bias = b.vector(p + "attn_k.bias", kv_dim, false);
     L.v_bias = b.vector(p + "attn_v.bias", kv_dim, false);
@@ -171,8 +193,13 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
     }
     L.attn_output = b.matrix(p + "attn_output.weight", embd, q_dim);
     L.ffn_norm = b.vector(p + "ffn_norm.weight", embd);
-    L.ffn_gate = b.matrix(p + "ffn_gate.weight", s.ffn_dim, embd);
-    L.ffn_up = b.matrix(p + "ffn_up.weight", s.ffn_dim, embd);
+    if (b.has(p + "ffn_gate.weight")) {
+      L.ffn_gate = b.matrix(p + "ffn_gate.weight", s.ffn_dim, embd);
+      L.ffn_up = b.matrix(p + "ffn_up.weight", s.ffn_dim, embd);
+    } else {  // phi3: the gate's rows, then the up projection's, in ffn_up
+      const auto gate_up = b.parts(p + "ffn_up.weight", {s.ffn_dim, s.ffn_dim}, embd);
+      L.ffn_gate = gate_up[0], L.ffn_up = gate_up[1];
+    }
     L.ffn_down = b.matrix(p + "ffn_down.weight", embd, s.ffn_dim);
   }
   if (b.error()) return std::unexpected(*b.error());

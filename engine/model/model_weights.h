@@ -1,8 +1,9 @@
-// The tensors of a llama / qwen2 / qwen3 GGUF bound to views for the kernels, each checked for
+// The tensors of a llama / qwen2 / qwen3 / phi3 GGUF bound to views for the kernels, each checked for
 // presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases must be F32;
 // matrices may be any type the kernels support. Views point into the map, except matrices the
 // CPU matmul reads faster in another layout (kernels::repacked_bytes): those are repacked once
 // here into memory the ModelWeights owns (the token embedding keeps its original for lookups).
+// Phi-3's fused attn_qkv and ffn_up (gate rows, then up rows) are bound as views of their parts.
 #pragma once
 
 #include <cstddef>

@@ -107,9 +107,11 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
   be.rope(a.k, batch.positions, s.num_kv_heads, hd, rope_);
   // cache[slot of row r] = (k[r], v[r])
   be.store_kv(cache.mutable_layer(l), a.k, a.v, slots_);
-  // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions,
-  // every sequence of the batch in one call
-  be.paged_attention_batch(a.q, batch.positions, s.num_heads, cache.layer_view(l), attn_seqs_, scale, a.attn);
+  // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
+  // (its last `sliding_window` ones, where the model has a window), every sequence in one call
+  kernels::KvLayerView kv = cache.layer_view(l);
+  kv.window = config_.sliding_window;  // phi3: each row sees its last `window` positions only
+  be.paged_attention_batch(a.q, batch.positions, s.num_heads, kv, attn_seqs_, scale, a.attn);
   // x = x + attn·Woᵀ
   be.matmul(L.attn_output, a.attn, n, a.proj);
   be.add(a.x, a.proj, a.x);

@@ -43,13 +43,17 @@ Scratch& scratch() {
 // Splits the rows of every sequence into runs for about 4 tasks per thread (later rows of a
 // prefill see more positions, so many small tasks even out the causal triangle), at most
 // max_rows rows each; tasks are ordered heaviest first.
-void plan_tasks(std::span<const int32_t> positions, std::span<const AttentionSeq> seqs, int32_t num_kv_heads,
+void plan_tasks(std::span<const int32_t> positions, std::span<const AttentionSeq> seqs, const KvLayerView& kv,
                 int num_threads, int64_t max_rows, std::vector<Task>& tasks) {
   tasks.clear();
+  const int32_t num_kv_heads = kv.num_kv_heads;
+  auto keys = [&](int32_t r) {
+    const int32_t pos = positions[static_cast<size_t>(r)];
+    return int64_t{pos} + 1 - kv.first_visible(pos);
+  };
   int64_t total = 0;
   for (const AttentionSeq& s : seqs)
-    for (int32_t r = s.first_row; r < s.first_row + s.num_rows; ++r)
-      total += int64_t{positions[static_cast<size_t>(r)]} + 1;
+    for (int32_t r = s.first_row; r < s.first_row + s.num_rows; ++r) total += keys(r);
   const int64_t runs_wanted =
       std::max<int64_t>(1, (4 * int64_t{num_threads} + num_kv_heads - 1) / num_kv_heads);
   const int64_t target = std::max<int64_t>(1, total / runs_wanted);
@@ -58,7 +62,7 @@ void plan_tasks(std::span<const int32_t> positions, std::span<const AttentionSeq
     int32_t r0 = s.first_row;
     int64_t cost = 0;
     for (int32_t r = s.first_row; r < s.first_row + s.num_rows; ++r) {
-      cost += int64_t{positions[static_cast<size_t>(r)]} + 1;
+      cost += keys(r);
       if (cost >= target || r + 1 - r0 >= max_rows || r + 1 == s.first_row + s.num_rows) {
         for (int32_t h = 0; h < num_kv_heads; ++h) tasks.push_back({si, h, r0, r + 1, cost});
         r0 = r + 1;
@@ -92,7 +96,6 @@ struct Kernels {
   }
 };
 
-// One task: its rows' query heads of group kvh over positions [0, last visible].
 // Points `tile` at the K/V rows of positions [t0, t0 + count) for the head at byte `head_at` of
 // each token (in place for F32, else converted into the scratch); rows past `count` read zeros.
 // Position p is slot p % block_size of block table[p / block_size].
@@ -149,26 +152,43 @@ void run_task(const Task& task, std::span<const float> q, std::span<const int32_
     s.v.resize(s.k.size());
   }
 
-  int32_t max_pos = 0;
-  for (int32_t r = task.r0; r < task.r1; ++r) max_pos = std::max(max_pos, positions[static_cast<size_t>(r)]);
+  int32_t max_pos = 0, min_pos = positions[static_cast<size_t>(task.r0)];
+  for (int32_t r = task.r0; r < task.r1; ++r) {
+    max_pos = std::max(max_pos, positions[static_cast<size_t>(r)]);
+    min_pos = std::min(min_pos, positions[static_cast<size_t>(r)]);
+  }
   const int64_t ctx = int64_t{max_pos} + 1;
   assert(ctx <= static_cast<int64_t>(table.size()) * kv.block_size);
 
-  KvTile tile;
-  for (int64_t t0 = 0; t0 < ctx; t0 += kAttentionTile) {
+  KvTile tile, shifted;
+  // Tiles start at multiples of kAttentionTile whatever the window, so that a row's tiles are
+  // the same in every call; the keys of a tile before a row's window are skipped for that row.
+  for (int64_t t0 = kv.first_visible(min_pos) / kAttentionTile * kAttentionTile; t0 < ctx;
+       t0 += kAttentionTile) {
     const auto count = static_cast<int32_t>(std::min<int64_t>(kAttentionTile, ctx - t0));
     load_tile(kv, table, head_at, t0, count, kern, s, tile);
     // Every row that sees part of the tile, every query head of the group.
     for (int32_t r = task.r0; r < task.r1; ++r) {
-      const int64_t n = std::min<int64_t>(count, int64_t{positions[static_cast<size_t>(r)]} + 1 - t0);
+      const int32_t pos = positions[static_cast<size_t>(r)];
+      const int64_t skip = std::max<int64_t>(0, kv.first_visible(pos) - t0);
+      const int64_t n = std::min<int64_t>(count, int64_t{pos} + 1 - t0) - skip;
       if (n <= 0) continue;
+      const KvTile* seen = &tile;
+      if (skip > 0) {  // the row's window starts inside the tile: its keys from `skip` on
+        for (int32_t t = 0; t < kAttentionTile; ++t) {
+          const bool in = t + skip < kAttentionTile;
+          shifted.k[t] = in ? tile.k[t + skip] : s.zeros.data();
+          shifted.v[t] = in ? tile.v[t + skip] : s.zeros.data();
+        }
+        seen = &shifted;
+      }
       for (int32_t g = 0; g < group; ++g) {
         const int32_t h = task.kvh * group + g;
         const float* qh =
             q.data() + (static_cast<size_t>(r) * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) *
                            static_cast<size_t>(hd);
         kern.step(
-            qh, tile, static_cast<int32_t>(n), hd, scale,
+            qh, *seen, static_cast<int32_t>(n), hd, scale,
             s.states[static_cast<size_t>(r - task.r0) * static_cast<size_t>(group) + static_cast<size_t>(g)]);
       }
     }
@@ -235,7 +255,7 @@ void paged_attention_batch(std::span<const float> q, std::span<const int32_t> po
   // The caller's task list (the workers see it through this reference, not their own).
   thread_local std::vector<Task> plan;
   std::vector<Task>& tasks = plan;
-  plan_tasks(positions, seqs, kv.num_kv_heads, pool.num_threads(),
+  plan_tasks(positions, seqs, kv, pool.num_threads(),
              std::max<int64_t>(1, kTaskAccFloats / (int64_t{group} * hd)), tasks);
   pool.run(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
     run_task(tasks[static_cast<size_t>(i)], q, positions, num_heads, kv, seqs, scale, out, kern);

@@ -49,7 +49,8 @@ void rope(std::span<float> x, std::span<const int32_t> positions, int32_t num_he
           const RopeParams& params);
 
 // Causal attention of one sequence's query rows over its paged K/V. q: [num_rows, num_heads,
-// head_dim]; row r sits at positions[r] and attends to positions 0..positions[r], found through
+// head_dim]; row r sits at positions[r] and attends to positions kv.first_visible(positions[r])
+// ..positions[r] (0.. unless the layer has a sliding window), found through
 // block_table (position p is block block_table[p / block_size], slot p % block_size). Query head h
 // uses KV head h / (num_heads / num_kv_heads) (GQA/MQA). out: [num_rows, num_heads, head_dim].
 // K/V are read in place through the block table (online softmax, one read of each K/V row for

@@ -43,14 +43,14 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
            static_cast<size_t>(kvh) * head_bytes;
   };
   for (size_t r = 0; r < positions.size(); ++r) {
-    const int64_t n_visible = int64_t{positions[r]} + 1;
+    const int64_t first = kv.first_visible(positions[r]), n_visible = int64_t{positions[r]} + 1 - first;
     for (int32_t h = 0; h < num_heads; ++h) {
       const int32_t kvh = h / group;
       const float* qh = q.data() + (r * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) * hd;
       std::vector<double> scores(static_cast<size_t>(n_visible));
       double max = -INFINITY;
       for (int64_t t = 0; t < n_visible; ++t) {
-        dequantize_row(kv.type, kv.k + locate(t, kvh), k.data(), hd);
+        dequantize_row(kv.type, kv.k + locate(first + t, kvh), k.data(), hd);
         double s = 0;
         for (int32_t i = 0; i < hd; ++i) s += static_cast<double>(qh[i]) * k[static_cast<size_t>(i)];
         scores[static_cast<size_t>(t)] = s * scale;
@@ -60,7 +60,7 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
       for (double& s : scores) total += (s = std::exp(s - max));
       std::vector<double> acc(static_cast<size_t>(hd), 0.0);
       for (int64_t t = 0; t < n_visible; ++t) {
-        dequantize_row(kv.type, kv.v + locate(t, kvh), v.data(), hd);
+        dequantize_row(kv.type, kv.v + locate(first + t, kvh), v.data(), hd);
         for (int32_t i = 0; i < hd; ++i)
           acc[static_cast<size_t>(i)] += scores[static_cast<size_t>(t)] / total * v[static_cast<size_t>(i)];
       }

@@ -28,8 +28,12 @@ std::optional<std::filesystem::path> testdata_file(const std::string& relative) 
   return path;
 }
 
+std::filesystem::path source_data_dir() {
+  return std::filesystem::path(ARENA_SOURCE_DIR) / "tests" / "data";
+}
+
 std::filesystem::path fuzz_data_dir() {
-  const auto dir = std::filesystem::path(ARENA_SOURCE_DIR) / "tests" / "data" / "fuzz";
+  const auto dir = source_data_dir() / "fuzz";
   std::error_code ec;
   return std::filesystem::is_directory(dir, ec) ? dir : std::filesystem::path();
 }

@@ -17,6 +17,9 @@ std::optional<std::filesystem::path> testdata_dir();
 // <testdata>/<relative> when it exists, else nullopt.
 std::optional<std::filesystem::path> testdata_file(const std::string& relative);
 
+// <source>/tests/data: the project's own test data (reference answers, configs, fuzz inputs).
+std::filesystem::path source_data_dir();
+
 // <source>/tests/data/fuzz: the inputs the fuzz targets found (docs/reliability.md); an empty
 // path when the folder is not there.
 std::filesystem::path fuzz_data_dir();

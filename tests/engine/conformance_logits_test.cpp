@@ -2,7 +2,9 @@
 //  - the same top-1 token at every position,
 //  - the same greedy continuation,
 //  - last-position logits within max|Δ| ≤ tol · max|logit| (tol 1e-3 for the F32 model, 2e-2 for
-//    the F16/BF16/quantized ones).
+//    the F16/BF16/quantized ones);
+// on the shared test models, and on models `arena synth` writes of architectures the shared data
+// has no file of (phi3: its fused tensors and sliding window).
 // llama.cpp converts activations to F16/BF16/Q8 before its dot products, so a float difference in
 // the last bit before that rounding can move a value to the next step; where the reference's best
 // two tokens are tied to within tol, either may come first. Such swaps are allowed (and counted)
@@ -21,7 +23,9 @@
 #include "engine/model/sequence_runner.h"
 #include "engine/model/transformer.h"
 #include "engine/tools/eval_cases.h"
+#include "engine/tools/synth/synthesize.h"
 #include "tests/common/testdata.h"
+#include "tests/engine/synth_test_options.h"
 
 namespace {
 
@@ -104,6 +108,56 @@ void check_greedy(engine::LanguageModel& model, const std::vector<int32_t>& toke
   }
 }
 
+// Every logits case of `cases` on the model at `model_path` against llama.cpp's answers in
+// `reference` (one JSON line per case line).
+void compare_with_llama_cpp(const std::string& name, const std::filesystem::path& model_path,
+                            const std::filesystem::path& cases_path,
+                            const std::filesystem::path& reference_path, double tolerance) {
+  auto file = engine::gguf::GgufFile::open(model_path.string());
+  REQUIRE(file.has_value());
+  auto model = engine::Transformer::from_gguf(*file);
+  REQUIRE(model.has_value());
+  auto cases = engine::read_eval_cases(cases_path.string());
+  REQUIRE(cases.has_value());
+  const auto reference = read_jsonl(reference_path);
+  REQUIRE(reference.size() == cases->size());
+
+  Tally top1, greedy;
+  int num_cases = 0, num_same_greedy = 0;
+  double worst = 0;  // max|Δ| / max|logit| over the cases
+  for (size_t i = 0; i < cases->size(); ++i) {
+    const auto& c = (*cases)[i];
+    if (c.kind != engine::EvalCase::Kind::Logits) continue;
+    ++num_cases;
+    const auto& ref = reference[i];
+    REQUIRE(ref["kind"] == "logits");
+    REQUIRE(ref["tokens"].get<std::vector<int32_t>>() == c.tokens);
+    INFO(name << ", case on line " << c.line << " (" << c.tokens.size() << " tokens)");
+    auto result = engine::run_logits_case(**model, c.tokens, c.num_greedy);
+    REQUIRE(result.has_value());
+
+    check_top1(*result, ref["top"], tolerance, top1);
+    const auto ref_greedy = ref["greedy"].get<std::vector<int32_t>>();
+    if (result->greedy == ref_greedy) ++num_same_greedy;
+    check_greedy(**model, c.tokens, ref_greedy, tolerance, greedy);
+
+    const auto ref_last = ref["last_logits"].get<std::vector<float>>();
+    REQUIRE(ref_last.size() == result->last_logits.size());
+    double max_diff = 0;
+    for (size_t v = 0; v < ref_last.size(); ++v)
+      max_diff = std::max(max_diff, std::fabs(static_cast<double>(ref_last[v]) - result->last_logits[v]));
+    const double rel = max_diff / max_abs(ref_last);
+    CHECK(rel <= tolerance);
+    worst = std::max(worst, rel);
+  }
+  CHECK(num_cases > 0);
+  std::printf(
+      "conformance %-22s worst last-logit error %.2e x max|logit| (limit %.0e); top-1 %d exact, %d near-tie "
+      "swaps; greedy %d/%d cases identical, %d steps exact, %d near-tie\n",
+      name.c_str(), worst, tolerance, top1.exact, top1.near_tie, num_same_greedy, num_cases, greedy.exact,
+      greedy.near_tie);
+}
+
 }  // namespace
 
 TEST_CASE("Logits match llama.cpp on every test model", "[engine]") {
@@ -111,50 +165,44 @@ TEST_CASE("Logits match llama.cpp on every test model", "[engine]") {
   for (const ModelCase& mc : kModels) {
     SECTION(mc.name) {
       ARENA_REQUIRE_TESTDATA(model_path, fmt::format("models/{}.gguf", mc.name));
-      auto file = engine::gguf::GgufFile::open(model_path.string());
-      REQUIRE(file.has_value());
-      auto model = engine::Transformer::from_gguf(*file);
-      REQUIRE(model.has_value());
-      auto cases = engine::read_eval_cases((dir / fmt::format("cases-{}.txt", mc.family)).string());
-      REQUIRE(cases.has_value());
-      const auto reference = read_jsonl(dir / fmt::format("{}.jsonl", mc.name));
-      REQUIRE(reference.size() == cases->size());
+      compare_with_llama_cpp(mc.name, model_path, dir / fmt::format("cases-{}.txt", mc.family),
+                             dir / fmt::format("{}.jsonl", mc.name), mc.tolerance);
+    }
+  }
+}
 
-      Tally top1, greedy;
-      int num_cases = 0, num_same_greedy = 0;
-      double worst = 0;  // max|Δ| / max|logit| over the cases
-      for (size_t i = 0; i < cases->size(); ++i) {
-        const auto& c = (*cases)[i];
-        if (c.kind != engine::EvalCase::Kind::Logits) continue;
-        ++num_cases;
-        const auto& ref = reference[i];
-        REQUIRE(ref["kind"] == "logits");
-        REQUIRE(ref["tokens"].get<std::vector<int32_t>>() == c.tokens);
-        INFO(mc.name << ", case on line " << c.line << " (" << c.tokens.size() << " tokens)");
-        auto result = engine::run_logits_case(**model, c.tokens, c.num_greedy);
-        REQUIRE(result.has_value());
-
-        check_top1(*result, ref["top"], mc.tolerance, top1);
-        const auto ref_greedy = ref["greedy"].get<std::vector<int32_t>>();
-        if (result->greedy == ref_greedy) ++num_same_greedy;
-        check_greedy(**model, c.tokens, ref_greedy, mc.tolerance, greedy);
-
-        const auto ref_last = ref["last_logits"].get<std::vector<float>>();
-        REQUIRE(ref_last.size() == result->last_logits.size());
-        double max_diff = 0;
-        for (size_t v = 0; v < ref_last.size(); ++v)
-          max_diff = std::max(max_diff, std::fabs(static_cast<double>(ref_last[v]) - result->last_logits[v]));
-        const double rel = max_diff / max_abs(ref_last);
-        CHECK(rel <= mc.tolerance);
-        worst = std::max(worst, rel);
-      }
-      CHECK(num_cases > 0);
-      std::printf(
-          "conformance %-22s worst last-logit error %.2e x max|logit| (limit %.0e); top-1 %d exact, %d "
-          "near-tie "
-          "swaps; greedy %d/%d cases identical, %d steps exact, %d near-tie\n",
-          mc.name, worst, mc.tolerance, top1.exact, top1.near_tie, num_same_greedy, num_cases, greedy.exact,
-          greedy.near_tie);
+// Architectures without a file in the shared data: `arena synth` writes the model (the same seed
+// gives the same bytes) and tests/data/reference holds llama.cpp's answers on it (README there).
+TEST_CASE("Logits match llama.cpp on synthesized models of the other architectures", "[engine]") {
+  namespace synth = engine::synth;
+  const std::filesystem::path dir = arena::test::source_data_dir() / "reference";
+  struct Synthesized {
+    const char* name;
+    synth::SynthDtype dtype;
+    double tolerance;
+  };
+  // phi3: fused q/k/v and gate/up, a sliding window of 24 positions (cases run to 208).
+  for (const Synthesized& m : {Synthesized{"phi3-swa-f32", synth::SynthDtype::F32, 1e-3},
+                               Synthesized{"phi3-swa-q8_0", synth::SynthDtype::Q8_0, 2e-2},
+                               Synthesized{"phi3-swa-q4_k", synth::SynthDtype::Q4_K, 2e-2}}) {
+    SECTION(m.name) {
+      synth::ShapeOverrides o;
+      o.arch = synth::Arch::Phi3;
+      o.num_kv_heads = 2;
+      o.context = 512;
+      o.sliding_window = 24;
+      o.vocab = 1024;
+      auto shape = synth::resolve_shape("tiny", o);
+      REQUIRE(shape.has_value());
+      synth::SynthOptions options;
+      options.shape = *shape;
+      options.dtype = m.dtype;
+      options.seed = 7;
+      options.output_path = arena::test::synth_temp_path(std::string(m.name) + ".gguf");
+      REQUIRE(synth::synthesize(options).has_value());
+      compare_with_llama_cpp(m.name, options.output_path, dir / "cases-phi3-swa.txt",
+                             dir / fmt::format("{}.jsonl", m.name), m.tolerance);
+      std::filesystem::remove(options.output_path);
     }
   }
 }

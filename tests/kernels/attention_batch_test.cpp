@@ -173,33 +173,46 @@ TEST_CASE("A row's attention does not depend on the rest of the batch or the thr
       const int32_t heads = 14, kv_heads = 2, block_size = 16;
       const auto blocks = scattered_blocks(3, 5, rng);
       const std::vector<Seq> seqs = {{blocks[0], 70, 30}, {blocks[1], 50, 1}, {blocks[2], 9, 9}};
-      Layer layer(type, 15, block_size, kv_heads, hd);
-      fill(layer, seqs, rng);
+      Layer storage(type, 15, block_size, kv_heads, hd);
+      fill(storage, seqs, rng);
       const Call all = make_call(seqs, heads, hd, rng);
       const auto w = static_cast<size_t>(heads * hd);
       kernels::ThreadPool pool2(2), pool1(1);
-      std::vector<float> batched(all.q.size());
-      kernels::paged_attention_batch(all.q, all.positions, heads, layer.view(), all.seqs, 0.1f, batched,
-                                     pool2);
-      // Every row alone (one row, one sequence, one thread) gives the same bits.
-      for (size_t r = 0; r < all.positions.size(); ++r) {
-        const auto seq = std::find_if(all.seqs.begin(), all.seqs.end(), [&](const auto& s) {
-          return r >= static_cast<size_t>(s.first_row) && r < static_cast<size_t>(s.first_row + s.num_rows);
-        });
-        const kernels::AttentionSeq one{seq->block_table, 0, 1};
-        std::vector<float> alone(w);
-        kernels::paged_attention_batch(std::span(all.q).subspan(r * w, w),
-                                       std::span(all.positions).subspan(r, 1), heads, layer.view(),
-                                       std::span(&one, 1), 0.1f, alone, pool1);
-        INFO(kernels::traits(type).name << " dim " << hd << " row " << r);
-        REQUIRE(std::equal(alone.begin(), alone.end(), batched.begin() + static_cast<std::ptrdiff_t>(r * w)));
+      // Full causal attention, and a sliding window that starts inside a tile for most rows.
+      for (int32_t window : {0, 21}) {
+        struct {
+          Layer& layer;
+          int32_t window;
+          kernels::KvLayerView view() const {
+            kernels::KvLayerView v = layer.view();
+            v.window = window;
+            return v;
+          }
+        } layer{storage, window};
+        std::vector<float> batched(all.q.size());
+        kernels::paged_attention_batch(all.q, all.positions, heads, layer.view(), all.seqs, 0.1f, batched,
+                                       pool2);
+        // Every row alone (one row, one sequence, one thread) gives the same bits.
+        for (size_t r = 0; r < all.positions.size(); ++r) {
+          const auto seq = std::find_if(all.seqs.begin(), all.seqs.end(), [&](const auto& s) {
+            return r >= static_cast<size_t>(s.first_row) && r < static_cast<size_t>(s.first_row + s.num_rows);
+          });
+          const kernels::AttentionSeq one{seq->block_table, 0, 1};
+          std::vector<float> alone(w);
+          kernels::paged_attention_batch(std::span(all.q).subspan(r * w, w),
+                                         std::span(all.positions).subspan(r, 1), heads, layer.view(),
+                                         std::span(&one, 1), 0.1f, alone, pool1);
+          INFO(kernels::traits(type).name << " dim " << hd << " window " << window << " row " << r);
+          REQUIRE(
+              std::equal(alone.begin(), alone.end(), batched.begin() + static_cast<std::ptrdiff_t>(r * w)));
+        }
+        // The single-sequence entry point too.
+        std::vector<float> first(static_cast<size_t>(all.seqs[0].num_rows) * w);
+        kernels::paged_attention(std::span(all.q).first(first.size()),
+                                 std::span(all.positions).first(static_cast<size_t>(all.seqs[0].num_rows)),
+                                 heads, layer.view(), all.seqs[0].block_table, 0.1f, first, pool1);
+        REQUIRE(std::equal(first.begin(), first.end(), batched.begin()));
       }
-      // The single-sequence entry point too.
-      std::vector<float> first(static_cast<size_t>(all.seqs[0].num_rows) * w);
-      kernels::paged_attention(std::span(all.q).first(first.size()),
-                               std::span(all.positions).first(static_cast<size_t>(all.seqs[0].num_rows)),
-                               heads, layer.view(), all.seqs[0].block_table, 0.1f, first, pool1);
-      REQUIRE(std::equal(first.begin(), first.end(), batched.begin()));
     }
   }
 }

@@ -1,6 +1,6 @@
 // Paged attention: a hand-computed two-position case, and the threaded kernel against the
 // reference for F32 / F16 / Q8_0 caches, GQA and MQA, scattered block tables and query rows at
-// different positions.
+// different positions; sliding windows.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
@@ -98,6 +98,51 @@ TEST_CASE("Paged attention matches the reference for every cache type and head l
           for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-5));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("Sliding-window attention sees the last `window` positions only", "[kernels]") {
+  std::mt19937 rng(12);
+  const int32_t block_size = 4, ctx = 53, num_blocks = 14, heads = 4, kv_heads = 2, hd = 32;
+  std::vector<int32_t> table(num_blocks);
+  std::iota(table.begin(), table.end(), 0);
+  std::shuffle(table.begin(), table.end(), rng);
+  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0}) {
+    TestCache cache(type, num_blocks, block_size, kv_heads, hd);
+    std::vector<std::vector<float>> values;  // V of each position, before the cache's rounding
+    for (int32_t p = 0; p < ctx; ++p) {
+      const auto k = kernels::test::random_floats(static_cast<size_t>(kv_heads * hd), rng);
+      values.push_back(kernels::test::random_floats(static_cast<size_t>(kv_heads * hd), rng));
+      cache.put(table[static_cast<size_t>(p / block_size)], p % block_size, k.data(), values.back().data());
+    }
+    const int32_t rows = 20;
+    std::vector<int32_t> pos(rows);
+    std::iota(pos.begin(), pos.end(), ctx - rows);
+    const auto q = kernels::test::random_floats(static_cast<size_t>(rows * heads * hd), rng);
+    kernels::ThreadPool pool(2);
+    std::vector<float> full(q.size());
+    kernels::paged_attention(q, pos, heads, cache.view(), table, 0.2f, full, pool);
+    for (int32_t window : {1, 5, 16, 17, 40, 60}) {
+      kernels::KvLayerView view = cache.view();
+      view.window = window;
+      std::vector<float> got(q.size()), want(q.size());
+      kernels::paged_attention(q, pos, heads, view, table, 0.2f, got, pool);
+      kernels::reference::paged_attention(q, pos, heads, view, table, 0.2f, want);
+      INFO(kernels::traits(type).name << " window " << window);
+      for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-5));
+      // A window past the first position is full attention; a shorter one is not.
+      CHECK((got == full) == (window >= ctx));
+      if (window != 1) continue;
+      // One position: the output is that position's value, whatever the scores.
+      for (int32_t r = 0; r < rows; ++r)
+        for (int32_t h = 0; h < heads; ++h) {
+          const auto& stored = values[static_cast<size_t>(pos[static_cast<size_t>(r)])];
+          for (int32_t i = 0; i < hd; ++i)
+            CHECK(got[static_cast<size_t>((r * heads + h) * hd + i)] ==
+                  Approx(stored[static_cast<size_t>((h / 2) * hd + i)])
+                      .margin(type == GgmlType::F32 ? 1e-6 : 0.05));
+        }
     }
   }
 }

@@ -33,9 +33,14 @@ ModelShape make(const char* name, Arch arch, int64_t layers, int64_t embd, int64
   return s;
 }
 
-const std::array<ModelShape, 6>& shapes() {
+ModelShape with_window(ModelShape s, int64_t window) {
+  s.sliding_window = window;
+  return s;
+}
+
+const std::array<ModelShape, 7>& shapes() {
   //                                         layers embd heads kv hd   ffn    vocab   ctx     rope    eps tied
-  static const std::array<ModelShape, 6> kShapes{
+  static const std::array<ModelShape, 7> kShapes{
       // A small model for tests: every row a multiple of 256, so every dtype applies unchanged.
       make("tiny", Arch::Llama, 2, 256, 4, 2, 0, 512, 1024, 2048, 10000.f, 1e-5f, false),
       make("qwen2.5-0.5b", Arch::Qwen2, 24, 896, 14, 2, 0, 4864, 151936, 32768, 1000000.f, 1e-6f, true),
@@ -43,6 +48,9 @@ const std::array<ModelShape, 6>& shapes() {
       make("qwen3-0.6b", Arch::Qwen3, 28, 1024, 16, 8, 128, 3072, 151936, 40960, 1000000.f, 1e-6f, true),
       make("llama-3.2-1b", Arch::Llama, 16, 2048, 32, 8, 0, 8192, 128256, 131072, 500000.f, 1e-5f, true),
       make("llama-3-8b", Arch::Llama, 32, 4096, 32, 8, 0, 14336, 128256, 8192, 500000.f, 1e-5f, false),
+      with_window(
+          make("phi-3-mini", Arch::Phi3, 32, 3072, 32, 32, 0, 8192, 32064, 4096, 10000.f, 1e-5f, false),
+          2047),
   };
   return kShapes;
 }
@@ -57,12 +65,14 @@ const char* to_string(Arch arch) {
       return "qwen2";
     case Arch::Qwen3:
       return "qwen3";
+    case Arch::Phi3:
+      return "phi3";
   }
   return "unknown";
 }
 
 std::optional<Arch> parse_arch(std::string_view name) {
-  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3})
+  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3})
     if (base::to_lower(name) == to_string(a)) return a;
   return std::nullopt;
 }
@@ -121,6 +131,7 @@ std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>&
   if (o.rope_base) s.rope_base = *o.rope_base;
   if (o.rms_eps) s.rms_eps = *o.rms_eps;
   if (o.tied_embeddings) s.tied_embeddings = *o.tied_embeddings;
+  if (o.sliding_window) s.sliding_window = *o.sliding_window;
   if (s.num_kv_heads == 0) s.num_kv_heads = s.num_heads;
   if (s.head_dim == 0) {
     if (s.num_heads <= 0 || s.embd % s.num_heads != 0)
@@ -151,6 +162,12 @@ std::expected<void, Error> validate_shape(const ModelShape& s) {
     return fail(fmt::format("kv heads ({}) must divide heads ({})", s.num_kv_heads, s.num_heads));
   if (s.head_dim % 2 != 0)
     return fail(fmt::format("head dim {} must be even (RoPE rotates pairs)", s.head_dim));
+  if (s.sliding_window < 0 || s.sliding_window > kMaxSize)
+    return fail(fmt::format("sliding window must be in [0, {}] (got {})", kMaxSize, s.sliding_window));
+  if (s.sliding_window > 0 && s.arch != Arch::Phi3)
+    return fail(fmt::format("{} has no sliding window (phi3 has)", to_string(s.arch)));
+  if (s.arch == Arch::Phi3 && s.tied_embeddings)
+    return fail("phi3 has its own output projection (llama.cpp requires output.weight): drop --tied");
   if (!(s.rope_base > 0)) return fail(fmt::format("rope base must be positive (got {})", s.rope_base));
   if (!(s.rms_eps > 0) || !(s.rms_eps < 1))
     return fail(fmt::format("rms eps must be in (0, 1) (got {})", s.rms_eps));

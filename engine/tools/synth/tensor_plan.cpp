@@ -99,8 +99,16 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
   for (int64_t l = 0; l < s.num_layers; ++l) {
     const std::string blk = fmt::format("blk.{}.", l);
     p.vector(blk + "attn_norm.weight", s.embd, Init::Ones);
+    const bool fused = s.arch == Arch::Phi3;  // attn_qkv = [q; k; v] rows, ffn_up = [gate; up] rows
+    if (fused) {
+      if (auto ok = p.matrix(blk + "attn_qkv.weight", s.embd, s.q_width() + 2 * s.kv_width(),
+                             inv_sqrt(s.embd), false);
+          !ok)
+        return std::unexpected(ok.error());
+    }
     for (const auto& [name, width] :
          {std::pair{"attn_q", s.q_width()}, {"attn_k", s.kv_width()}, {"attn_v", s.kv_width()}}) {
+      if (fused) break;
       if (auto ok = p.matrix(blk + name + ".weight", s.embd, width, inv_sqrt(s.embd), false); !ok)
         return std::unexpected(ok.error());
       if (s.arch == Arch::Qwen2) p.vector(blk + name + ".bias", width, Init::Normal, 0.02f);
@@ -114,9 +122,14 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
         !ok)
       return std::unexpected(ok.error());
     p.vector(blk + "ffn_norm.weight", s.embd, Init::Ones);
-    for (const char* name : {"ffn_gate", "ffn_up"})
-      if (auto ok = p.matrix(blk + name + ".weight", s.embd, s.ffn, inv_sqrt(s.embd), false); !ok)
+    if (fused) {
+      if (auto ok = p.matrix(blk + "ffn_up.weight", s.embd, 2 * s.ffn, inv_sqrt(s.embd), false); !ok)
         return std::unexpected(ok.error());
+    } else {
+      for (const char* name : {"ffn_gate", "ffn_up"})
+        if (auto ok = p.matrix(blk + name + ".weight", s.embd, s.ffn, inv_sqrt(s.embd), false); !ok)
+          return std::unexpected(ok.error());
+    }
     if (auto ok = p.matrix(blk + "ffn_down.weight", s.ffn, s.embd, inv_sqrt(s.ffn) * residual_scale, false);
         !ok)
       return std::unexpected(ok.error());
