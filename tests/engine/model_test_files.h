@@ -38,13 +38,15 @@ inline std::filesystem::path temp_model_path(const std::string& name) {
 }
 
 // Writes a `tiny`-shaped (2 layers, embd 256, 4 heads, 2 KV heads) model of `arch` and `dtype`,
-// with its output projection tied to token_embd (no output.weight) when `tied`.
+// with its output projection tied to token_embd (no output.weight) when `tied`, and a sliding
+// window of `window` positions (phi3 only; 0: none).
 inline std::string synth_tiny(const std::string& name, synth::Arch arch,
                               synth::SynthDtype dtype = synth::SynthDtype::F32, uint64_t seed = 1,
-                              bool tied = false) {
+                              bool tied = false, int64_t window = 0) {
   synth::ShapeOverrides overrides;
   overrides.arch = arch;
   overrides.tied_embeddings = tied;
+  overrides.sliding_window = window;
   auto shape = synth::resolve_shape("tiny", overrides);
   REQUIRE(shape.has_value());
   synth::SynthOptions options;

@@ -12,6 +12,7 @@
 #include "engine/core/engine_core.h"
 #include "engine/model/model.h"
 #include "tests/common/testdata.h"
+#include "tests/engine/model_test_files.h"
 #include "tests/engine/serve_harness.h"
 
 using namespace engine;
@@ -83,6 +84,14 @@ TEST_CASE("Serving invariance on the real qwen2 test model", "[engine]") {
   ARENA_REQUIRE_TESTDATA(path, "models/qwen2-bpe-tied-f32.gguf");
   auto model = load(path);
   arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, kHi, kTol);
+}
+
+TEST_CASE("Serving invariance with a sliding window: a prefix hit longer than the window", "[engine]") {
+  // phi3, a window of 6 positions: the 28 cached prompt tokens of the hit are far past it.
+  const auto path = engine::test::synth_tiny("serve_phi3_window_6", engine::synth::Arch::Phi3,
+                                             engine::synth::SynthDtype::Q8_0, 1, false, 6);
+  auto model = load(path);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, 1000, kTol);
 }
 
 TEST_CASE("Serving invariance on every other test model", "[engine][slow]") {
