@@ -83,10 +83,14 @@ class Backend {
   // Causal paged attention of every sequence of a step, each row independent of the others.
   virtual void paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions,
                                      int32_t num_heads, const KvLayerView& kv,
-                                     std::span<const AttentionSeq> seqs, float scale,
+                                     std::span<const AttentionSeq> seqs, AttentionScores scores,
                                      std::span<float> out) = 0;
   // out = silu(gate) * up, elementwise.
   virtual void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) = 0;
+  // out = gelu(gate) * up, elementwise (Gemma).
+  virtual void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) = 0;
+  // x *= factor, elementwise.
+  virtual void scale(std::span<float> x, float factor) = 0;
   // out = a + b, elementwise (out may alias a or b).
   virtual void add(std::span<const float> a, std::span<const float> b, std::span<float> out) = 0;
   // dst[i, cols] = src[rows[i], cols]: the rows of a [*, cols] activation a step wants (e.g. the

@@ -6,6 +6,7 @@
 // tables) are host memory, uploaded by a device backend itself.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -99,6 +100,18 @@ struct RopeParams {
   float freq_base = 10000.0f;           // theta_i = pos * freq_scale * base^(-2i/rot_dim) / factor_i
   float freq_scale = 1.0f;              // linear rope scaling: 1 / factor
   const float* freq_factors = nullptr;  // optional [rot_dim / 2] divisors (Llama 3.1 rope_freqs), host
+};
+
+// How attention scores a key: scale * q·k, then, with a soft cap, cap * tanh(score / cap) (Gemma 2
+// caps its attention logits at 50). A plain float is a scale without a cap.
+struct AttentionScores {
+  float scale = 1.0f;
+  float softcap = 0.0f;                                                                       // 0: none
+  AttentionScores(float scale_, float softcap_ = 0.0f) : scale(scale_), softcap(softcap_) {}  // NOLINT
+  float of(float dot) const {
+    const float s = scale * dot;
+    return softcap > 0 ? softcap * std::tanh(s * (1.0f / softcap)) : s;
+  }
 };
 
 // One sequence of a batched attention call: rows [first_row, first_row + num_rows) of q,

@@ -25,7 +25,7 @@ struct SynthFlags {
   std::string arch, shape, dtype, tokenizer, corpus, output, name;
   int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0,
           sliding_window = 0;
-  float rope_base = 0, rms_eps = 0;
+  float rope_base = 0, rms_eps = 0, attn_softcap = 0, final_softcap = 0;
   uint64_t seed = 0;
   int threads = 0;
   bool tied = false, untied = false;
@@ -88,6 +88,8 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   if (given("--rope-base")) o.rope_base = f.rope_base;
   if (given("--rms-eps")) o.rms_eps = f.rms_eps;
   if (given("--sliding-window")) o.sliding_window = f.sliding_window;
+  if (given("--attn-softcap")) o.attn_softcap = f.attn_softcap;
+  if (given("--final-softcap")) o.final_softcap = f.final_softcap;
   if (f.tied) o.tied_embeddings = true;
   if (f.untied) o.tied_embeddings = false;
 
@@ -143,9 +145,10 @@ void add_synth_command(CLI::App& root, Action& action) {
           engine::synth::shape_names() + ". Flags after --shape override its values.");
   SynthFlags& f = *flags;
   cmd->add_option("--arch", f.arch,
-                  "Architecture: llama, qwen2 (q/k/v biases), qwen3 (q/k norms) or phi3 (fused q/k/v and "
-                  "gate/up, a sliding window); default: the shape's")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3"}, CLI::ignore_case));
+                  "Architecture: llama, qwen2 (q/k/v biases), qwen3 (q/k norms), phi3 (fused q/k/v and "
+                  "gate/up, a sliding window) or gemma2 (post-norms, GELU, soft caps, a window on even "
+                  "layers); default: the shape's")
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3", "gemma2"}, CLI::ignore_case));
   cmd->add_option("--shape", f.shape, "Named shape: " + engine::synth::shape_names())
       ->check([](const std::string& s) {
         return engine::synth::find_shape(s)
@@ -165,7 +168,10 @@ void add_synth_command(CLI::App& root, Action& action) {
   cmd->add_option("--rope-base", f.rope_base, "RoPE frequency base");
   cmd->add_option("--rms-eps", f.rms_eps, "RMSNorm epsilon");
   cmd->add_option("--sliding-window", f.sliding_window,
-                  "phi3: each query attends to its last N positions (0: all; phi-3-mini: 2047)");
+                  "phi3, gemma2 (even layers): each query attends to its last N positions (0: all; "
+                  "phi-3-mini: 2047, gemma-2-2b: 4096)");
+  cmd->add_option("--attn-softcap", f.attn_softcap, "gemma2: soft cap of the attention scores (Gemma 2: 50)");
+  cmd->add_option("--final-softcap", f.final_softcap, "gemma2: soft cap of the final logits (Gemma 2: 30)");
   auto* tied =
       cmd->add_flag("--tied", f.tied, "Share token_embd as the output projection (no output.weight)");
   cmd->add_flag("--untied", f.untied, "Write a separate output.weight")->excludes(tied);

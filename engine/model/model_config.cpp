@@ -146,6 +146,23 @@ int32_t phi3_window(KeyReader& k, const ModelShape& s) {
   return fallback;
 }
 
+// Gemma 2, as llama.cpp reads it: a 4096-position window on the even layers unless the file says
+// otherwise, soft caps 50 (attention) and 30 (final logits) unless given, the embedding scaled by
+// sqrt(width), and queries by 1 / sqrt(head_dim) — 1 / sqrt(width / heads) for the 46-layer 27B,
+// whose query_pre_attn_scalar is that.
+void read_gemma2(KeyReader& k, ModelConfig& c) {
+  c.sliding_window = k.optional("attention.sliding_window", 1, kMaxContext, 4096);
+  c.window_on_even_layers_only = true;
+  c.attn_softcap = static_cast<float>(k.real("attn_logit_softcapping", 0.0, 1e6, 50.0));
+  c.final_softcap = static_cast<float>(k.real("final_logit_softcapping", 0.0, 1e6, 30.0));
+  c.embedding_scale = std::sqrt(static_cast<float>(c.shape.embedding_dim));
+  c.post_norms = true;
+  c.gelu_ffn = true;
+  const int32_t query_dim =
+      c.shape.num_layers == 46 ? c.shape.embedding_dim / c.shape.num_heads : c.shape.head_dim;
+  c.query_scale = 1.0f / std::sqrt(static_cast<float>(query_dim));
+}
+
 }  // namespace
 
 std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) {
@@ -154,9 +171,9 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   };
   const auto arch = file.get_string("general.architecture");
   if (!arch) return fail("missing metadata key 'general.architecture'");
-  if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3" && *arch != "phi3")
-    return fail(
-        fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3, phi3)", *arch));
+  if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3" && *arch != "phi3" && *arch != "gemma2")
+    return fail(fmt::format(
+        "architecture '{}' is not supported (supported: llama, qwen2, qwen3, phi3, gemma2)", *arch));
   const std::string p = *arch + ".";
 
   ModelConfig c;
@@ -170,6 +187,7 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
         static_cast<float>(k.real("attention.layer_norm_rms_epsilon", 0.0, kMaxEpsilon, std::nullopt));
   if (!k.problem()) read_rope(file, k, p, c);
   if (!k.problem() && *arch == "phi3") c.sliding_window = phi3_window(k, c.shape);
+  if (!k.problem() && *arch == "gemma2") read_gemma2(k, c);
   if (k.problem()) return fail(*k.problem());
   if (file.find_tensor("rope_factors_long.weight") || file.find_tensor("rope_factors_short.weight"))
     return fail(

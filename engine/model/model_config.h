@@ -2,7 +2,7 @@
 // `.embedding_length`, `.attention.head_count[_kv]`, `.attention.key_length`, `.feed_forward_length`,
 // `.context_length`, `.rope.*`, `.attention.layer_norm_rms_epsilon`) plus the vocabulary size from
 // the token embedding. Supported architectures: llama, qwen2, qwen3, phi3 (fused q/k/v and
-// gate/up tensors, a sliding window on every layer).
+// gate/up tensors, a sliding window on every layer) and gemma2 (below).
 #pragma once
 
 #include <expected>
@@ -23,9 +23,23 @@ struct ModelConfig {
   kernels::RopeStyle rope_style = kernels::RopeStyle::Normal;
   int32_t rope_dim = 0;  // rotated dimensions per head (`.rope.dimension_count`, default head_dim)
   float rope_freq_base = 10000.0f;
-  float rope_freq_scale = 1.0f;  // 1 / linear scaling factor
-  bool qk_norm = false;          // per-head RMSNorm of q and k before rope (qwen3)
-  int32_t sliding_window = 0;    // > 0: each query sees its last `sliding_window` positions (phi3)
+  float rope_freq_scale = 1.0f;             // 1 / linear scaling factor
+  bool qk_norm = false;                     // per-head RMSNorm of q and k before rope (qwen3)
+  int32_t sliding_window = 0;               // > 0: each query sees its last `sliding_window` positions
+  bool window_on_even_layers_only = false;  // gemma2: layers 0, 2, 4... slide, the others see all
+
+  // Gemma 2: x = token_embd[t] * embedding_scale; each block's attention and FFN outputs
+  // RMS-normalised again before their residual add; gelu(gate) * up; attention scores and the
+  // final logits soft-capped (cap * tanh(x / cap)); queries scaled by query_scale.
+  float embedding_scale = 1.0f;
+  bool post_norms = false;
+  bool gelu_ffn = false;
+  float attn_softcap = 0.0f;   // 0: none
+  float final_softcap = 0.0f;  // 0: none
+  float query_scale = 0.0f;    // 0: 1 / sqrt(head_dim)
+
+  // The sliding window of layer `l` (0: none).
+  int32_t window_of(int32_t l) const { return window_on_even_layers_only && l % 2 != 0 ? 0 : sliding_window; }
 };
 
 // The config of the model in `file`, or an Error naming the file and the missing or bad key.

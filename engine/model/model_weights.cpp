@@ -192,6 +192,10 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
       L.k_norm = b.vector(p + "attn_k_norm.weight", s.head_dim);
     }
     L.attn_output = b.matrix(p + "attn_output.weight", embd, q_dim);
+    if (config.post_norms) {
+      L.attn_post_norm = b.vector(p + "post_attention_norm.weight", embd);
+      L.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", embd);
+    }
     L.ffn_norm = b.vector(p + "ffn_norm.weight", embd);
     if (b.has(p + "ffn_gate.weight")) {
       L.ffn_gate = b.matrix(p + "ffn_gate.weight", s.ffn_dim, embd);

@@ -1,9 +1,9 @@
-// The tensors of a llama / qwen2 / qwen3 / phi3 GGUF bound to views for the kernels, each checked for
-// presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases must be F32;
-// matrices may be any type the kernels support. Views point into the map, except matrices the
-// CPU matmul reads faster in another layout (kernels::repacked_bytes): those are repacked once
-// here into memory the ModelWeights owns (the token embedding keeps its original for lookups).
-// Phi-3's fused attn_qkv and ffn_up (gate rows, then up rows) are bound as views of their parts.
+// The tensors of a llama / qwen2 / qwen3 / phi3 / gemma2 GGUF bound to views for the kernels, each checked
+// for presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases must be F32; matrices
+// may be any type the kernels support. Views point into the map, except matrices the CPU matmul reads faster
+// in another layout (kernels::repacked_bytes): those are repacked once here into memory the ModelWeights owns
+// (the token embedding keeps its original for lookups). Phi-3's fused attn_qkv and ffn_up (gate rows, then up
+// rows) are bound as views of their parts.
 #pragma once
 
 #include <cstddef>
@@ -24,20 +24,22 @@ class GgufFile;
 }
 
 struct LayerWeights {
-  std::span<const float> attn_norm;  // [embd]
-  kernels::MatrixView attn_q;        // [heads * head_dim, embd]
-  kernels::MatrixView attn_k;        // [kv_heads * head_dim, embd]
-  kernels::MatrixView attn_v;        // [kv_heads * head_dim, embd]
-  std::span<const float> q_bias;     // [heads * head_dim] or empty (qwen2 has them)
-  std::span<const float> k_bias;     // [kv_heads * head_dim] or empty
-  std::span<const float> v_bias;     // [kv_heads * head_dim] or empty
-  std::span<const float> q_norm;     // [head_dim] or empty (qwen3)
-  std::span<const float> k_norm;     // [head_dim] or empty (qwen3)
-  kernels::MatrixView attn_output;   // [embd, heads * head_dim]
-  std::span<const float> ffn_norm;   // [embd]
-  kernels::MatrixView ffn_gate;      // [ffn, embd]
-  kernels::MatrixView ffn_up;        // [ffn, embd]
-  kernels::MatrixView ffn_down;      // [embd, ffn]
+  std::span<const float> attn_norm;       // [embd]
+  kernels::MatrixView attn_q;             // [heads * head_dim, embd]
+  kernels::MatrixView attn_k;             // [kv_heads * head_dim, embd]
+  kernels::MatrixView attn_v;             // [kv_heads * head_dim, embd]
+  std::span<const float> q_bias;          // [heads * head_dim] or empty (qwen2 has them)
+  std::span<const float> k_bias;          // [kv_heads * head_dim] or empty
+  std::span<const float> v_bias;          // [kv_heads * head_dim] or empty
+  std::span<const float> q_norm;          // [head_dim] or empty (qwen3)
+  std::span<const float> k_norm;          // [head_dim] or empty (qwen3)
+  kernels::MatrixView attn_output;        // [embd, heads * head_dim]
+  std::span<const float> attn_post_norm;  // [embd] or empty (gemma2: post_attention_norm)
+  std::span<const float> ffn_norm;        // [embd]
+  kernels::MatrixView ffn_gate;           // [ffn, embd]
+  kernels::MatrixView ffn_up;             // [ffn, embd]
+  kernels::MatrixView ffn_down;           // [embd, ffn]
+  std::span<const float> ffn_post_norm;   // [embd] or empty (gemma2: post_ffw_norm)
 };
 
 struct ModelWeights {

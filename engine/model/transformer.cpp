@@ -86,7 +86,8 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
   const int64_t n = batch.num_tokens(), embd = s.embedding_dim;
   const int32_t hd = s.head_dim;
   const float eps = config_.rms_norm_eps;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const float scale =
+      config_.query_scale > 0 ? config_.query_scale : 1.0f / std::sqrt(static_cast<float>(hd));
   kernels::Backend& be = *backend_;
 
   // h = rmsnorm(x) * attn_norm
@@ -110,10 +111,12 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
   // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
   // (its last `sliding_window` ones, where the model has a window), every sequence in one call
   kernels::KvLayerView kv = cache.layer_view(l);
-  kv.window = config_.sliding_window;  // phi3: each row sees its last `window` positions only
-  be.paged_attention_batch(a.q, batch.positions, s.num_heads, kv, attn_seqs_, scale, a.attn);
-  // x = x + attn·Woᵀ
+  kv.window = config_.window_of(l);  // phi3, gemma2: each row sees its last `window` positions only
+  be.paged_attention_batch(a.q, batch.positions, s.num_heads, kv, attn_seqs_, {scale, config_.attn_softcap},
+                           a.attn);
+  // x = x + attn·Woᵀ (gemma2: x + rmsnorm(attn·Woᵀ) * post_attention_norm)
   be.matmul(L.attn_output, a.attn, n, a.proj);
+  if (!L.attn_post_norm.empty()) be.rmsnorm(a.proj, L.attn_post_norm, embd, eps, a.proj);
   be.add(a.x, a.proj, a.x);
 
   // h = rmsnorm(x) * ffn_norm
@@ -121,10 +124,14 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
   // gate = h·Wgᵀ, up = h·Wuᵀ
   const kernels::MatmulTarget gate_up[] = {{L.ffn_gate, a.gate}, {L.ffn_up, a.up}};
   be.matmul_group(gate_up, a.h, n);
-  // gate = silu(gate) * up
-  be.swiglu(a.gate, a.up, a.gate);
-  // x = x + gate·Wdᵀ
+  // gate = silu(gate) * up (gemma2: gelu(gate) * up)
+  if (config_.gelu_ffn)
+    be.geglu(a.gate, a.up, a.gate);
+  else
+    be.swiglu(a.gate, a.up, a.gate);
+  // x = x + gate·Wdᵀ (gemma2: x + rmsnorm(gate·Wdᵀ) * post_ffw_norm)
   be.matmul(L.ffn_down, a.gate, n, a.proj);
+  if (!L.ffn_post_norm.empty()) be.rmsnorm(a.proj, L.ffn_post_norm, embd, eps, a.proj);
   be.add(a.x, a.proj, a.x);
 }
 
@@ -143,8 +150,9 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
   // slots_[r]: row r's KV slot (block * block_size + offset); attn_seqs_: rows and block tables
   plan_attention(batch, cache.shape().block_size);
 
-  // x = token_embd[tokens]
+  // x = token_embd[tokens] (gemma2: * sqrt(embd))
   backend_->embedding(weights_.token_embd, batch.tokens, a.x);
+  if (config_.embedding_scale != 1.0f) backend_->scale(a.x, config_.embedding_scale);
   for (int32_t l = 0; l < s.num_layers; ++l) block(l, batch, cache, a);
   // last = x[logit_rows]
   backend_->gather_rows(a.x, batch.logit_rows, embd, a.last);
@@ -154,6 +162,9 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
   const std::span<float> out = backend_->staging(logits, logits_);
   backend_->matmul(weights_.output, a.last, m, out);
   backend_->download(out, logits);
+  // gemma2: logits = cap * tanh(logits / cap)
+  if (const float cap = config_.final_softcap; cap > 0)
+    for (float& v : logits) v = cap * std::tanh(v * (1.0f / cap));
 }
 
 }  // namespace engine

@@ -76,11 +76,12 @@ void plan_tasks(std::span<const int32_t> positions, std::span<const AttentionSeq
 // The kernels chosen for this call.
 struct Kernels {
   bool avx2 = false;
-  void step(const float* q, const KvTile& tile, int32_t n, int32_t hd, float scale, OnlineSoftmax& st) const {
+  void step(const float* q, const KvTile& tile, int32_t n, int32_t hd, const AttentionScores& scores,
+            OnlineSoftmax& st) const {
     if (avx2)
-      avx2_attend_tile(q, tile, n, hd, scale, st);
+      avx2_attend_tile(q, tile, n, hd, scores, st);
     else
-      attend_tile(q, tile, n, hd, scale, st);
+      attend_tile(q, tile, n, hd, scores, st);
   }
   void finish(const OnlineSoftmax& st, int32_t hd, float* out) const {
     if (avx2) return avx2_finish(st, hd, out);
@@ -131,8 +132,8 @@ void load_tile(const KvLayerView& kv, std::span<const int32_t> table, size_t hea
 }
 
 void run_task(const Task& task, std::span<const float> q, std::span<const int32_t> positions,
-              int32_t num_heads, const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
-              std::span<float> out, const Kernels& kern) {
+              int32_t num_heads, const KvLayerView& kv, std::span<const AttentionSeq> seqs,
+              AttentionScores scores, std::span<float> out, const Kernels& kern) {
   const int32_t hd = kv.head_dim;
   const int32_t group = num_heads / kv.num_kv_heads;
   const int32_t rows = task.r1 - task.r0;
@@ -188,7 +189,7 @@ void run_task(const Task& task, std::span<const float> q, std::span<const int32_
             q.data() + (static_cast<size_t>(r) * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) *
                            static_cast<size_t>(hd);
         kern.step(
-            qh, *seen, static_cast<int32_t>(n), hd, scale,
+            qh, *seen, static_cast<int32_t>(n), hd, scores,
             s.states[static_cast<size_t>(r - task.r0) * static_cast<size_t>(group) + static_cast<size_t>(g)]);
       }
     }
@@ -207,15 +208,15 @@ void run_task(const Task& task, std::span<const float> q, std::span<const int32_
 
 }  // namespace
 
-void attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd, float scale,
+void attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd, const AttentionScores& scores,
                  OnlineSoftmax& state) {
-  float scores[kAttentionTile];
+  float score[kAttentionTile];
   float tile_max = -INFINITY;
   for (int32_t t = 0; t < n; ++t) {
     float dot = 0;
     for (int32_t i = 0; i < hd; ++i) dot += q[i] * tile.k[t][i];
-    scores[t] = scale * dot;
-    tile_max = std::max(tile_max, scores[t]);
+    score[t] = scores.of(dot);
+    tile_max = std::max(tile_max, score[t]);
   }
   // A new max rescales what was summed so far by e^(old - new).
   float c = 1.0f;
@@ -225,23 +226,23 @@ void attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd, floa
     state.max = tile_max;
   }
   float sum = 0;
-  for (int32_t t = 0; t < n; ++t) sum += (scores[t] = std::exp(scores[t] - state.max));
+  for (int32_t t = 0; t < n; ++t) sum += (score[t] = std::exp(score[t] - state.max));
   state.sum = state.sum * c + sum;
   if (rescale)
     for (int32_t i = 0; i < hd; ++i) state.acc[i] *= c;
   for (int32_t t = 0; t < n; ++t)
-    for (int32_t i = 0; i < hd; ++i) state.acc[i] += scores[t] * tile.v[t][i];
+    for (int32_t i = 0; i < hd; ++i) state.acc[i] += score[t] * tile.v[t][i];
 }
 
 void paged_attention(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                     const KvLayerView& kv, std::span<const int32_t> block_table, float scale,
+                     const KvLayerView& kv, std::span<const int32_t> block_table, AttentionScores scores,
                      std::span<float> out, ThreadPool& pool) {
   const AttentionSeq seq{block_table, 0, static_cast<int32_t>(positions.size())};
-  paged_attention_batch(q, positions, num_heads, kv, std::span(&seq, 1), scale, out, pool);
+  paged_attention_batch(q, positions, num_heads, kv, std::span(&seq, 1), scores, out, pool);
 }
 
 void paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                           const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
+                           const KvLayerView& kv, std::span<const AttentionSeq> seqs, AttentionScores scores,
                            std::span<float> out, ThreadPool& pool) {
   const int32_t hd = kv.head_dim;
   assert(num_heads % kv.num_kv_heads == 0);
@@ -258,7 +259,7 @@ void paged_attention_batch(std::span<const float> q, std::span<const int32_t> po
   plan_tasks(positions, seqs, kv, pool.num_threads(),
              std::max<int64_t>(1, kTaskAccFloats / (int64_t{group} * hd)), tasks);
   pool.run(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
-    run_task(tasks[static_cast<size_t>(i)], q, positions, num_heads, kv, seqs, scale, out, kern);
+    run_task(tasks[static_cast<size_t>(i)], q, positions, num_heads, kv, seqs, scores, out, kern);
   });
 }
 

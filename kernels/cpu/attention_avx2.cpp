@@ -93,20 +93,28 @@ inline void accumulate(const float* p, const float* const* v, int32_t n, int32_t
 
 }  // namespace
 
-void avx2_attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd, float scale,
-                      OnlineSoftmax& state) {
+void avx2_attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t hd,
+                      const AttentionScores& scores, OnlineSoftmax& state) {
   static_assert(kAttentionTile == 16, "two groups of 8 keys");
-  const __m256 sc = _mm256_set1_ps(scale);
+  const __m256 sc = _mm256_set1_ps(scores.scale);
   const __m256 lanes = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256 nv = _mm256_set1_ps(static_cast<float>(n));
   const __m256 neg_inf = _mm256_set1_ps(-INFINITY);
   // Scores of keys 0..7 and, when the row sees them, 8..15; keys at or past n masked off.
   const __m256 mask0 = _mm256_cmp_ps(lanes, nv, _CMP_LT_OQ);
-  const __m256 s0 = _mm256_blendv_ps(neg_inf, scores8(q, tile.k, hd, sc), mask0);
+  __m256 s0 = _mm256_blendv_ps(neg_inf, scores8(q, tile.k, hd, sc), mask0);
   __m256 mask1 = _mm256_setzero_ps(), s1 = neg_inf;
   if (n > 8) {
     mask1 = _mm256_cmp_ps(_mm256_add_ps(lanes, _mm256_set1_ps(8)), nv, _CMP_LT_OQ);
     s1 = _mm256_blendv_ps(neg_inf, scores8(q, tile.k + 8, hd, sc), mask1);
+  }
+  if (scores.softcap > 0) {  // cap * tanh(score / cap), one score at a time (Gemma 2)
+    alignas(32) float s[kAttentionTile];
+    _mm256_store_ps(s, s0);
+    _mm256_store_ps(s + 8, s1);
+    for (int32_t t = 0; t < n; ++t) s[t] = scores.softcap * std::tanh(s[t] * (1.0f / scores.softcap));
+    s0 = _mm256_blendv_ps(neg_inf, _mm256_load_ps(s), mask0);
+    if (n > 8) s1 = _mm256_blendv_ps(neg_inf, _mm256_load_ps(s + 8), mask1);
   }
   // New running max; the old sum and output scale by e^(old max - new max) when it grew.
   const float tile_max = hmax(_mm256_max_ps(s0, s1));

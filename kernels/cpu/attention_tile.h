@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/tensor.h"
+
 namespace kernels {
 
 // Keys and values per tile.
@@ -28,15 +30,15 @@ struct KvTile {
   const float* v[kAttentionTile];
 };
 
-// Advances `state` over keys t < n (1 <= n <= kAttentionTile) of `tile`: score_t = scale * q·k_t.
+// Advances `state` over keys t < n (1 <= n <= kAttentionTile) of `tile`: score_t = scores.of(q·k_t).
 // The portable loop (attention.cpp).
-void attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t head_dim, float scale,
-                 OnlineSoftmax& state);
+void attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t head_dim,
+                 const AttentionScores& scores, OnlineSoftmax& state);
 
 // The same on AVX2 + FMA (attention_avx2.cpp); head_dim a multiple of 8. Only call when
 // avx2_attention_built() and the CPU has AVX2.
-void avx2_attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t head_dim, float scale,
-                      OnlineSoftmax& state);
+void avx2_attend_tile(const float* q, const KvTile& tile, int32_t n, int32_t head_dim,
+                      const AttentionScores& scores, OnlineSoftmax& state);
 
 // out[head_dim] = state.acc / state.sum on AVX2 (head_dim a multiple of 8).
 void avx2_finish(const OnlineSoftmax& state, int32_t head_dim, float* out);

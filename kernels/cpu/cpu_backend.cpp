@@ -62,14 +62,22 @@ void CpuBackend::store_kv(const KvLayerMutView& kv, std::span<const float> k, st
 
 void CpuBackend::paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions,
                                        int32_t num_heads, const KvLayerView& kv,
-                                       std::span<const AttentionSeq> seqs, float scale,
+                                       std::span<const AttentionSeq> seqs, AttentionScores scores,
                                        std::span<float> out) {
   assert(kv.device == Device::Cpu);
-  kernels::paged_attention_batch(q, positions, num_heads, kv, seqs, scale, out, pool_);
+  kernels::paged_attention_batch(q, positions, num_heads, kv, seqs, scores, out, pool_);
 }
 
 void CpuBackend::swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
   kernels::swiglu(gate, up, out);
+}
+
+void CpuBackend::geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
+  kernels::geglu(gate, up, out);
+}
+
+void CpuBackend::scale(std::span<float> x, float factor) {
+  kernels::scale(x, factor);
 }
 
 void CpuBackend::add(std::span<const float> a, std::span<const float> b, std::span<float> out) {

@@ -37,9 +37,11 @@ class CpuBackend final : public Backend {
   void store_kv(const KvLayerMutView& kv, std::span<const float> k, std::span<const float> v,
                 std::span<const int32_t> slots) override;
   void paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                             const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
-                             std::span<float> out) override;
+                             const KvLayerView& kv, std::span<const AttentionSeq> seqs,
+                             AttentionScores scores, std::span<float> out) override;
   void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) override;
+  void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) override;
+  void scale(std::span<float> x, float factor) override;
   void add(std::span<const float> a, std::span<const float> b, std::span<float> out) override;
   void gather_rows(std::span<const float> src, std::span<const int32_t> rows, int64_t cols,
                    std::span<float> dst) override;

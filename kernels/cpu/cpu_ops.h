@@ -56,7 +56,7 @@ void rope(std::span<float> x, std::span<const int32_t> positions, int32_t num_he
 // K/V are read in place through the block table (online softmax, one read of each K/V row for
 // all query heads of its group).
 void paged_attention(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                     const KvLayerView& kv, std::span<const int32_t> block_table, float scale,
+                     const KvLayerView& kv, std::span<const int32_t> block_table, AttentionScores scores,
                      std::span<float> out, ThreadPool& pool);
 
 // paged_attention for every sequence of a step in one hand-off to the pool (tasks of sequence,
@@ -64,7 +64,7 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
 // is bit for bit what paged_attention gives for its sequence alone: it never depends on the
 // other rows or sequences of the call, nor on the number of threads.
 void paged_attention_batch(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                           const KvLayerView& kv, std::span<const AttentionSeq> seqs, float scale,
+                           const KvLayerView& kv, std::span<const AttentionSeq> seqs, AttentionScores scores,
                            std::span<float> out, ThreadPool& pool);
 
 // Writes n tokens' K and V (k, v: [n, num_kv_heads * head_dim] F32) into a cache layer, token i
@@ -75,6 +75,14 @@ void store_kv(const KvLayerMutView& kv, std::span<const float> k, std::span<cons
 
 // out = silu(gate) * up, elementwise (silu(x) = x / (1 + e^-x)).
 void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out);
+
+// out = gelu(gate) * up, elementwise, with GELU's tanh form 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x³)))
+// taken at F16 precision as ggml's CPU does (its table: the input and the result rounded to F16;
+// 0 below -10, x above 10), so that Gemma's answers match llama.cpp's.
+void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out);
+
+// x *= factor, elementwise.
+void scale(std::span<float> x, float factor);
 
 // out = a + b, elementwise (out may alias a or b).
 void add(std::span<const float> a, std::span<const float> b, std::span<float> out);

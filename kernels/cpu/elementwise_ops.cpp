@@ -1,9 +1,10 @@
-// CPU rmsnorm, swiglu, add, add_bias, softmax and embedding: plain loops (memory-bound, cheap
+// CPU rmsnorm, swiglu, geglu, scale, add, add_bias, softmax and embedding: plain loops (memory-bound, cheap
 // next to matmul and attention, and auto-vectorised where the compiler can).
 #include <cassert>
 #include <cmath>
 
 #include "kernels/cpu/cpu_ops.h"
+#include "kernels/cpu/half.h"
 #include "kernels/quant/dequant.h"
 
 namespace kernels {
@@ -29,6 +30,26 @@ void swiglu(std::span<const float> gate, std::span<const float> up, std::span<fl
     const float g = gate[i];
     out[i] = g / (1.0f + std::exp(-g)) * up[i];
   }
+}
+
+void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
+  assert(gate.size() == up.size() && out.size() == gate.size());
+  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f, kCoef = 0.044715f;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const float g = gate[i];
+    float gelu = g;
+    if (g <= -10.0f) {
+      gelu = 0.0f;
+    } else if (g < 10.0f) {
+      const float x = f16_to_f32(f32_to_f16(g));
+      gelu = f16_to_f32(f32_to_f16(0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoef * x * x)))));
+    }
+    out[i] = gelu * up[i];
+  }
+}
+
+void scale(std::span<float> x, float factor) {
+  for (float& v : x) v *= factor;
 }
 
 void add(std::span<const float> a, std::span<const float> b, std::span<float> out) {

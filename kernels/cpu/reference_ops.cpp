@@ -29,7 +29,7 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
 }
 
 void paged_attention(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                     const KvLayerView& kv, std::span<const int32_t> block_table, float scale,
+                     const KvLayerView& kv, std::span<const int32_t> block_table, AttentionScores scores,
                      std::span<float> out) {
   const int32_t hd = kv.head_dim;
   const int32_t group = num_heads / kv.num_kv_heads;
@@ -47,22 +47,25 @@ void paged_attention(std::span<const float> q, std::span<const int32_t> position
     for (int32_t h = 0; h < num_heads; ++h) {
       const int32_t kvh = h / group;
       const float* qh = q.data() + (r * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) * hd;
-      std::vector<double> scores(static_cast<size_t>(n_visible));
+      std::vector<double> score(static_cast<size_t>(n_visible));
       double max = -INFINITY;
       for (int64_t t = 0; t < n_visible; ++t) {
         dequantize_row(kv.type, kv.k + locate(first + t, kvh), k.data(), hd);
         double s = 0;
         for (int32_t i = 0; i < hd; ++i) s += static_cast<double>(qh[i]) * k[static_cast<size_t>(i)];
-        scores[static_cast<size_t>(t)] = s * scale;
-        max = std::fmax(max, scores[static_cast<size_t>(t)]);
+        score[static_cast<size_t>(t)] = s * scores.scale;
+        if (scores.softcap > 0)
+          score[static_cast<size_t>(t)] =
+              scores.softcap * std::tanh(score[static_cast<size_t>(t)] / scores.softcap);
+        max = std::fmax(max, score[static_cast<size_t>(t)]);
       }
       double total = 0;
-      for (double& s : scores) total += (s = std::exp(s - max));
+      for (double& s : score) total += (s = std::exp(s - max));
       std::vector<double> acc(static_cast<size_t>(hd), 0.0);
       for (int64_t t = 0; t < n_visible; ++t) {
         dequantize_row(kv.type, kv.v + locate(first + t, kvh), v.data(), hd);
         for (int32_t i = 0; i < hd; ++i)
-          acc[static_cast<size_t>(i)] += scores[static_cast<size_t>(t)] / total * v[static_cast<size_t>(i)];
+          acc[static_cast<size_t>(i)] += score[static_cast<size_t>(t)] / total * v[static_cast<size_t>(i)];
       }
       float* oh = out.data() + (r * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) * hd;
       for (int32_t i = 0; i < hd; ++i) oh[i] = static_cast<float>(acc[static_cast<size_t>(i)]);

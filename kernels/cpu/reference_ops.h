@@ -14,7 +14,7 @@ void matmul(const MatrixView& w, std::span<const float> x, int64_t n, std::span<
 
 // Paged attention as in kernels::paged_attention, reading every K/V row through dequantize_row.
 void paged_attention(std::span<const float> q, std::span<const int32_t> positions, int32_t num_heads,
-                     const KvLayerView& kv, std::span<const int32_t> block_table, float scale,
+                     const KvLayerView& kv, std::span<const int32_t> block_table, AttentionScores scores,
                      std::span<float> out);
 
 }  // namespace kernels::reference

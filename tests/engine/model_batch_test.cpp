@@ -62,9 +62,11 @@ TEST_CASE("A mixed batch of sequences gives each row its logits from running alo
   for (const ModelKind& mk : {ModelKind{"batch_llama_q8_0", Arch::Llama, SynthDtype::Q8_0},
                               ModelKind{"batch_qwen2_q4_k", Arch::Qwen2, SynthDtype::Q4_K},
                               ModelKind{"batch_qwen3_f16", Arch::Qwen3, SynthDtype::F16},
-                              ModelKind{"batch_phi3_q8_0_window_6", Arch::Phi3, SynthDtype::Q8_0, 6}}) {
+                              ModelKind{"batch_phi3_q8_0_window_6", Arch::Phi3, SynthDtype::Q8_0, 6},
+                              ModelKind{"batch_gemma2_q4_k_window_6", Arch::Gemma2, SynthDtype::Q4_K, 6}}) {
     SECTION(mk.name) {
-      const auto path = engine::test::synth_tiny(mk.name, mk.arch, mk.dtype, 1, false, mk.window);
+      const bool tied = mk.arch == Arch::Gemma2;  // as every Gemma 2
+      const auto path = engine::test::synth_tiny(mk.name, mk.arch, mk.dtype, 1, tied, mk.window);
       auto file = engine::gguf::GgufFile::open(path);
       REQUIRE(file.has_value());
       auto model = engine::Transformer::from_gguf(*file, 2);

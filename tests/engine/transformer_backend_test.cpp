@@ -79,13 +79,21 @@ class CheckingBackend final : public kernels::Backend {
   }
   void paged_attention_batch(std::span<const float> q, std::span<const int32_t> pos, int32_t heads,
                              const kernels::KvLayerView& kv, std::span<const kernels::AttentionSeq> seqs,
-                             float scale, std::span<float> out) override {
+                             kernels::AttentionScores scores, std::span<float> out) override {
     check("paged_attention_batch", q, out);
-    cpu_.paged_attention_batch(q, pos, heads, kv, seqs, scale, out);
+    cpu_.paged_attention_batch(q, pos, heads, kv, seqs, scores, out);
   }
   void swiglu(std::span<const float> g, std::span<const float> u, std::span<float> out) override {
     check("swiglu", g, u, out);
     cpu_.swiglu(g, u, out);
+  }
+  void geglu(std::span<const float> g, std::span<const float> u, std::span<float> out) override {
+    check("geglu", g, u, out);
+    cpu_.geglu(g, u, out);
+  }
+  void scale(std::span<float> x, float factor) override {
+    check("scale", x);
+    cpu_.scale(x, factor);
   }
   void add(std::span<const float> a, std::span<const float> b, std::span<float> out) override {
     check("add", a, b, out);

@@ -102,7 +102,7 @@ TEST_CASE("Paged attention matches the reference for every cache type and head l
   }
 }
 
-TEST_CASE("Sliding-window attention sees the last `window` positions only", "[kernels]") {
+TEST_CASE("Sliding-window attention sees the last `window` positions only; soft-capped scores", "[kernels]") {
   std::mt19937 rng(12);
   const int32_t block_size = 4, ctx = 53, num_blocks = 14, heads = 4, kv_heads = 2, hd = 32;
   std::vector<int32_t> table(num_blocks);
@@ -131,6 +131,12 @@ TEST_CASE("Sliding-window attention sees the last `window` positions only", "[ke
       kernels::reference::paged_attention(q, pos, heads, view, table, 0.2f, want);
       INFO(kernels::traits(type).name << " window " << window);
       for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-5));
+      // Gemma 2's soft cap (scores of up to about 5 here, capped at 1.5: most are bent).
+      std::vector<float> capped(q.size());
+      kernels::paged_attention(q, pos, heads, view, table, {0.2f, 1.5f}, capped, pool);
+      kernels::reference::paged_attention(q, pos, heads, view, table, {0.2f, 1.5f}, want);
+      for (size_t i = 0; i < got.size(); ++i) REQUIRE(capped[i] == Approx(want[i]).margin(1e-5));
+      CHECK((capped == got) == (window == 1));  // one visible key: softmax is 1 whatever the score
       // A window past the first position is full attention; a shorter one is not.
       CHECK((got == full) == (window >= ctx));
       if (window != 1) continue;

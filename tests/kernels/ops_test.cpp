@@ -89,6 +89,29 @@ TEST_CASE("swiglu, add, add_bias and softmax", "[kernels]") {
   CHECK(s[2] == Approx(std::exp(1.0) / total));
 }
 
+TEST_CASE("geglu: GELU's tanh form at F16 precision, times up; scale", "[kernels]") {
+  const auto gelu = [](double x) {
+    return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  };
+  // 1.0001 is not an F16 value: it is taken as 1.0 (the F16 next to it), as ggml's table does.
+  const std::vector<float> g = {0.0f, 1.0001f, -1.5f, 3.0f, -10.0f, -12.0f, 10.0f, 11.0f};
+  const std::vector<float> u = {1, 2, 1, 1, 1, 1, 1, 0.5f};
+  std::vector<float> out(g.size());
+  kernels::geglu(g, u, out);
+  CHECK(out[0] == 0.0f);
+  CHECK(out[1] == Approx(2 * gelu(1.0)).epsilon(1e-3));
+  CHECK(out[1] == 2 * kernels::f16_to_f32(kernels::f32_to_f16(static_cast<float>(gelu(1.0)))));
+  CHECK(out[2] == Approx(gelu(-1.5)).epsilon(1e-3));
+  CHECK(out[3] == Approx(gelu(3.0)).epsilon(1e-3));
+  CHECK(out[4] == 0.0f);  // at or below -10: 0
+  CHECK(out[5] == 0.0f);
+  CHECK(out[6] == 10.0f);  // at or above 10: x
+  CHECK(out[7] == 5.5f);
+  std::vector<float> x = {1, -2, 0.5f};
+  kernels::scale(x, 4.0f);
+  CHECK(x == std::vector<float>{4, -8, 2});
+}
+
 TEST_CASE("embedding returns dequantized rows", "[kernels]") {
   // A Q8_0 table of 3 rows of 32: row r has d = r + 1 and q_i = i.
   kernels::BlockQ8_0 table[3];

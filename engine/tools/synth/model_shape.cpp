@@ -38,9 +38,9 @@ ModelShape with_window(ModelShape s, int64_t window) {
   return s;
 }
 
-const std::array<ModelShape, 7>& shapes() {
+const std::array<ModelShape, 8>& shapes() {
   //                                         layers embd heads kv hd   ffn    vocab   ctx     rope    eps tied
-  static const std::array<ModelShape, 7> kShapes{
+  static const std::array<ModelShape, 8> kShapes{
       // A small model for tests: every row a multiple of 256, so every dtype applies unchanged.
       make("tiny", Arch::Llama, 2, 256, 4, 2, 0, 512, 1024, 2048, 10000.f, 1e-5f, false),
       make("qwen2.5-0.5b", Arch::Qwen2, 24, 896, 14, 2, 0, 4864, 151936, 32768, 1000000.f, 1e-6f, true),
@@ -67,12 +67,14 @@ const char* to_string(Arch arch) {
       return "qwen3";
     case Arch::Phi3:
       return "phi3";
+    case Arch::Gemma2:
+      return "gemma2";
   }
   return "unknown";
 }
 
 std::optional<Arch> parse_arch(std::string_view name) {
-  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3})
+  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3, Arch::Gemma2})
     if (base::to_lower(name) == to_string(a)) return a;
   return std::nullopt;
 }
@@ -132,6 +134,12 @@ std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>&
   if (o.rms_eps) s.rms_eps = *o.rms_eps;
   if (o.tied_embeddings) s.tied_embeddings = *o.tied_embeddings;
   if (o.sliding_window) s.sliding_window = *o.sliding_window;
+  if (o.attn_softcap) s.attn_softcap = *o.attn_softcap;
+  if (o.final_softcap) s.final_softcap = *o.final_softcap;
+  if (s.arch == Arch::Gemma2) {  // what every Gemma 2 has, unless given
+    if (!o.sliding_window && s.sliding_window == 0) s.sliding_window = 4096;
+    if (!o.tied_embeddings) s.tied_embeddings = true;
+  }
   if (s.num_kv_heads == 0) s.num_kv_heads = s.num_heads;
   if (s.head_dim == 0) {
     if (s.num_heads <= 0 || s.embd % s.num_heads != 0)
@@ -164,8 +172,16 @@ std::expected<void, Error> validate_shape(const ModelShape& s) {
     return fail(fmt::format("head dim {} must be even (RoPE rotates pairs)", s.head_dim));
   if (s.sliding_window < 0 || s.sliding_window > kMaxSize)
     return fail(fmt::format("sliding window must be in [0, {}] (got {})", kMaxSize, s.sliding_window));
-  if (s.sliding_window > 0 && s.arch != Arch::Phi3)
-    return fail(fmt::format("{} has no sliding window (phi3 has)", to_string(s.arch)));
+  if (s.sliding_window > 0 && s.arch != Arch::Phi3 && s.arch != Arch::Gemma2)
+    return fail(fmt::format("{} has no sliding window (phi3 and gemma2 have)", to_string(s.arch)));
+  if (!(s.attn_softcap > 0) || !(s.final_softcap > 0) || s.attn_softcap > 1e6 || s.final_softcap > 1e6)
+    return fail(
+        fmt::format("soft caps must be in (0, 1e6] (got {} and {})", s.attn_softcap, s.final_softcap));
+  if (s.arch == Arch::Gemma2 && s.sliding_window == 0)
+    return fail("gemma2 slides a window over its even layers: give --sliding-window N > 0");
+  if (s.arch == Arch::Gemma2 && !s.tied_embeddings)
+    return fail(
+        "gemma2 ties its output projection to token_embd (llama.cpp reads no output.weight): add --tied");
   if (s.arch == Arch::Phi3 && s.tied_embeddings)
     return fail("phi3 has its own output projection (llama.cpp requires output.weight): drop --tied");
   if (!(s.rope_base > 0)) return fail(fmt::format("rope base must be positive (got {})", s.rope_base));

@@ -1,5 +1,5 @@
 // The hyper-parameters of a decoder-only transformer to synthesize: named shapes with the real
-// models' published values (Qwen2.5, Qwen3, Llama 3 / 3.2, Phi-3, and a tiny test shape), per-flag
+// models' published values (Qwen2.5, Qwen3, Llama 3 / 3.2, Phi-3, Gemma 2, and a tiny test shape), per-flag
 // overrides, and the checks that make a shape loadable (heads divide the width, and so on).
 #pragma once
 
@@ -15,7 +15,7 @@
 namespace engine::synth {
 
 // Architectures whose tensor layout we write (llama.cpp's arch names).
-enum class Arch { Llama, Qwen2, Qwen3, Phi3 };
+enum class Arch { Llama, Qwen2, Qwen3, Phi3, Gemma2 };
 
 struct ModelShape {
   std::string name;  // a named shape, or "custom"
@@ -31,7 +31,9 @@ struct ModelShape {
   float rope_base = 10000.f;
   float rms_eps = 1e-5f;
   bool tied_embeddings = false;  // output projection shares token_embd (no output.weight)
-  int64_t sliding_window = 0;    // phi3: each query sees its last `sliding_window` positions (0: all)
+  int64_t sliding_window = 0;    // phi3, gemma2 (even layers): each query sees its last N positions (0: all)
+  float attn_softcap = 50.f;     // gemma2: cap * tanh(x / cap) of attention scores
+  float final_softcap = 30.f;    // gemma2: the same of the final logits
 
   // Query width num_heads * head_dim, and key/value width num_kv_heads * head_dim.
   int64_t q_width() const { return num_heads * head_dim; }
@@ -43,11 +45,11 @@ struct ShapeOverrides {
   std::optional<Arch> arch;
   std::optional<int64_t> num_layers, embd, num_heads, num_kv_heads, head_dim, ffn, vocab, context,
       sliding_window;
-  std::optional<float> rope_base, rms_eps;
+  std::optional<float> rope_base, rms_eps, attn_softcap, final_softcap;
   std::optional<bool> tied_embeddings;
 };
 
-// llama.cpp's name of an architecture ("llama", "qwen2", "qwen3", "phi3").
+// llama.cpp's name of an architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2").
 const char* to_string(Arch arch);
 // The architecture of that name, or nullopt.
 std::optional<Arch> parse_arch(std::string_view name);

@@ -124,7 +124,12 @@ void write_model_metadata(const ModelShape& s, SynthDtype dtype, const std::stri
   w.set_u32(arch + ".rope.dimension_count", u32(s.head_dim));
   w.set_f32(arch + ".rope.freq_base", s.rope_base);
   w.set_f32(arch + ".attention.layer_norm_rms_epsilon", s.rms_eps);
-  if (s.arch == Arch::Phi3) w.set_u32(arch + ".attention.sliding_window", u32(s.sliding_window));
+  if (s.arch == Arch::Phi3 || s.arch == Arch::Gemma2)
+    w.set_u32(arch + ".attention.sliding_window", u32(s.sliding_window));
+  if (s.arch == Arch::Gemma2) {
+    w.set_f32(arch + ".attn_logit_softcapping", s.attn_softcap);
+    w.set_f32(arch + ".final_logit_softcapping", s.final_softcap);
+  }
   w.set_u32(arch + ".vocab_size", u32(s.vocab));
 }
 

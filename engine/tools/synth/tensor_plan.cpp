@@ -121,6 +121,7 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
                            inv_sqrt(s.q_width()) * residual_scale, false);
         !ok)
       return std::unexpected(ok.error());
+    if (s.arch == Arch::Gemma2) p.vector(blk + "post_attention_norm.weight", s.embd, Init::Ones);
     p.vector(blk + "ffn_norm.weight", s.embd, Init::Ones);
     if (fused) {
       if (auto ok = p.matrix(blk + "ffn_up.weight", s.embd, 2 * s.ffn, inv_sqrt(s.embd), false); !ok)
@@ -133,6 +134,7 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
     if (auto ok = p.matrix(blk + "ffn_down.weight", s.ffn, s.embd, inv_sqrt(s.ffn) * residual_scale, false);
         !ok)
       return std::unexpected(ok.error());
+    if (s.arch == Arch::Gemma2) p.vector(blk + "post_ffw_norm.weight", s.embd, Init::Ones);
   }
   p.vector("output_norm.weight", s.embd, Init::Ones);
   if (!s.tied_embeddings)
