@@ -97,6 +97,20 @@ class Backend {
   // last row of each sequence for its logits).
   virtual void gather_rows(std::span<const float> src, std::span<const int32_t> rows, int64_t cols,
                            std::span<float> dst) = 0;
+
+  // Mixture of experts. Per row of logits[n, num_experts]: ids[r, 0..k) = the k experts of highest
+  // softmax probability, highest first, and weights[r, 0..k) those probabilities (divided by their
+  // sum where `normalize`). ids and weights are host memory.
+  virtual void select_experts(std::span<const float> logits, int32_t num_experts, int32_t k, bool normalize,
+                              std::span<int32_t> ids, std::span<float> weights) = 0;
+  // out[r, cols] = Σ_s weights[r*k + s] · src[slots[r*k + s], cols]: each row's mixture of its k
+  // experts' outputs. slots and weights are host memory.
+  virtual void combine_experts(std::span<const float> src, std::span<const int32_t> slots,
+                               std::span<const float> weights, int32_t k, int64_t cols,
+                               std::span<float> out) = 0;
+  // out[r, :] += sigmoid(gate[r]) · x[r, :] for x, out [n, cols] and gate [n] (qwen2moe's shared expert).
+  virtual void add_sigmoid_gated(std::span<const float> x, std::span<const float> gate,
+                                 std::span<float> out) = 0;
 };
 
 }  // namespace kernels

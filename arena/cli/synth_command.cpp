@@ -24,7 +24,7 @@ namespace {
 struct SynthFlags {
   std::string arch, shape, dtype, tokenizer, corpus, output, name;
   int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0,
-          sliding_window = 0;
+          sliding_window = 0, experts = 0, experts_used = 0, expert_ffn = 0, shared_ffn = 0;
   float rope_base = 0, rms_eps = 0, attn_softcap = 0, final_softcap = 0;
   uint64_t seed = 0;
   int threads = 0;
@@ -90,6 +90,10 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   if (given("--sliding-window")) o.sliding_window = f.sliding_window;
   if (given("--attn-softcap")) o.attn_softcap = f.attn_softcap;
   if (given("--final-softcap")) o.final_softcap = f.final_softcap;
+  if (given("--experts")) o.num_experts = f.experts;
+  if (given("--experts-used")) o.experts_used = f.experts_used;
+  if (given("--expert-ffn")) o.expert_ffn = f.expert_ffn;
+  if (given("--shared-ffn")) o.shared_ffn = f.shared_ffn;
   if (f.tied) o.tied_embeddings = true;
   if (f.untied) o.tied_embeddings = false;
 
@@ -125,12 +129,17 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   for (const auto& note : result->notes) fmt::print("note: {}\n", note);
   const auto& s = result->shape;
   fmt::print(
-      "wrote {}: {} {} {}, {} layers, embd {}, {} heads ({} kv, dim {}), ffn {}, vocab {}{}; {} tensors, "
+      "wrote {}: {} {} {}, {} layers, embd {}, {} heads ({} kv, dim {}), ffn {}{}, vocab {}{}; {} tensors, "
       "{:.1f}M parameters, {:.1f} MiB in {:.1f} s\n",
       f.output, synth::to_string(s.arch), s.name, synth::to_string(options.dtype), s.num_layers, s.embd,
-      s.num_heads, s.num_kv_heads, s.head_dim, s.ffn, s.vocab, s.tied_embeddings ? ", tied embeddings" : "",
-      result->num_tensors, static_cast<double>(result->num_params) / 1e6,
-      static_cast<double>(result->file_bytes) / (1 << 20), seconds);
+      s.num_heads, s.num_kv_heads, s.head_dim, s.is_moe() ? s.expert_width() : s.ffn,
+      s.is_moe()
+          ? fmt::format(" x {} experts ({} per token{})", s.num_experts, s.experts_used,
+                        s.arch == synth::Arch::Qwen2Moe ? fmt::format(", shared {}", s.shared_width()) : "")
+          : "",
+      s.vocab, s.tied_embeddings ? ", tied embeddings" : "", result->num_tensors,
+      static_cast<double>(result->num_params) / 1e6, static_cast<double>(result->file_bytes) / (1 << 20),
+      seconds);
   return 0;
 }
 
@@ -145,10 +154,12 @@ void add_synth_command(CLI::App& root, Action& action) {
           engine::synth::shape_names() + ". Flags after --shape override its values.");
   SynthFlags& f = *flags;
   cmd->add_option("--arch", f.arch,
-                  "Architecture: llama, qwen2 (q/k/v biases), qwen3 (q/k norms), phi3 (fused q/k/v and "
-                  "gate/up, a sliding window) or gemma2 (post-norms, GELU, soft caps, a window on even "
-                  "layers); default: the shape's")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3", "gemma2"}, CLI::ignore_case));
+                  "Architecture: llama (with --experts: Mixtral), qwen2 (q/k/v biases), qwen3 (q/k norms), "
+                  "phi3 (fused q/k/v and gate/up, a sliding window), gemma2 (post-norms, GELU, soft caps, a "
+                  "window on even layers), qwen2moe (experts, a shared expert, q/k/v biases) or qwen3moe "
+                  "(experts, q/k norms); default: the shape's")
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3", "gemma2", "qwen2moe", "qwen3moe"},
+                            CLI::ignore_case));
   cmd->add_option("--shape", f.shape, "Named shape: " + engine::synth::shape_names())
       ->check([](const std::string& s) {
         return engine::synth::find_shape(s)
@@ -172,6 +183,12 @@ void add_synth_command(CLI::App& root, Action& action) {
                   "phi-3-mini: 2047, gemma-2-2b: 4096)");
   cmd->add_option("--attn-softcap", f.attn_softcap, "gemma2: soft cap of the attention scores (Gemma 2: 50)");
   cmd->add_option("--final-softcap", f.final_softcap, "gemma2: soft cap of the final logits (Gemma 2: 30)");
+  cmd->add_option("--experts", f.experts,
+                  "Mixture of experts: expert FFNs per layer (llama, qwen2moe, qwen3moe)");
+  cmd->add_option("--experts-used", f.experts_used, "Experts each token is routed to");
+  cmd->add_option("--expert-ffn", f.expert_ffn,
+                  "qwen2moe, qwen3moe: each expert's FFN width (default: --ffn)");
+  cmd->add_option("--shared-ffn", f.shared_ffn, "qwen2moe: the shared expert's FFN width (default: --ffn)");
   auto* tied =
       cmd->add_flag("--tied", f.tied, "Share token_embd as the output projection (no output.weight)");
   cmd->add_flag("--untied", f.untied, "Write a separate output.weight")->excludes(tied);

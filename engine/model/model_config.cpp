@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/gguf/gguf_file.h"
 
@@ -28,6 +30,7 @@ constexpr int64_t kMaxContext = 1 << 24;
 constexpr double kMaxEpsilon = 0.1;
 constexpr double kMaxRopeBase = 1e12;
 constexpr double kMaxRopeFactor = 1024;
+constexpr int64_t kMaxExperts = 256;  // as llama.cpp (DeepSeek-V3 has 256)
 
 // Reads the `{arch}.` keys of one file, keeping the first problem (key and value) for the error.
 class KeyReader {
@@ -163,6 +166,35 @@ void read_gemma2(KeyReader& k, ModelConfig& c) {
   c.query_scale = 1.0f / std::sqrt(static_cast<float>(query_dim));
 }
 
+// The experts of a mixture-of-experts file, as llama.cpp reads them: qwen2moe and qwen3moe must
+// have them, a llama may (Mixtral, whose experts have the FFN width); an expert's width defaults to
+// feed_forward_length / experts_used, the shared expert's to feed_forward_length.
+void read_experts(KeyReader& k, const std::string& arch, ModelConfig& c) {
+  const bool moe_arch = arch == "qwen2moe" || arch == "qwen3moe";
+  const int32_t count = k.optional("expert_count", 0, kMaxExperts, 0);
+  if (k.problem() || (count == 0 && !moe_arch)) return;
+  if (count == 0)
+    return k.note(
+        fmt::format("missing metadata key '{}.expert_count' ({} is a mixture of experts)", arch, arch));
+  if (arch != "llama" && !moe_arch)
+    return k.note(
+        fmt::format("{}.expert_count = {}: experts in a {} model are not supported (they are in llama, "
+                    "qwen2moe and qwen3moe)",
+                    arch, count, arch));
+  c.num_experts = count;
+  c.experts_used = k.need("expert_used_count", 1, count);
+  if (k.problem()) return;
+  if (arch == "llama") {
+    c.expert_ffn = c.shape.ffn_dim;
+  } else {
+    c.expert_ffn =
+        k.optional("expert_feed_forward_length", 1, kMaxFfn, std::max(1, c.shape.ffn_dim / c.experts_used));
+  }
+  if (arch == "qwen2moe")
+    c.shared_ffn = k.optional("expert_shared_feed_forward_length", 1, kMaxFfn, c.shape.ffn_dim);
+  c.normalize_expert_weights = arch != "qwen2moe";
+}
+
 }  // namespace
 
 std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) {
@@ -171,15 +203,19 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   };
   const auto arch = file.get_string("general.architecture");
   if (!arch) return fail("missing metadata key 'general.architecture'");
-  if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3" && *arch != "phi3" && *arch != "gemma2")
-    return fail(fmt::format(
-        "architecture '{}' is not supported (supported: llama, qwen2, qwen3, phi3, gemma2)", *arch));
+  static constexpr std::string_view kArchs[] = {"llama",  "qwen2",    "qwen3",   "phi3",
+                                                "gemma2", "qwen2moe", "qwen3moe"};
+  if (std::find(std::begin(kArchs), std::end(kArchs), *arch) == std::end(kArchs))
+    return fail(
+        fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3, phi3, gemma2, "
+                    "qwen2moe, qwen3moe)",
+                    *arch));
   const std::string p = *arch + ".";
 
   ModelConfig c;
   c.shape.arch = *arch;
   c.rope_style = *arch == "llama" ? kernels::RopeStyle::Normal : kernels::RopeStyle::Neox;
-  c.qk_norm = *arch == "qwen3";
+  c.qk_norm = *arch == "qwen3" || *arch == "qwen3moe";
   KeyReader k(file, p);
   read_shape(k, c.shape);
   if (!k.problem())
@@ -188,6 +224,7 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   if (!k.problem()) read_rope(file, k, p, c);
   if (!k.problem() && *arch == "phi3") c.sliding_window = phi3_window(k, c.shape);
   if (!k.problem() && *arch == "gemma2") read_gemma2(k, c);
+  if (!k.problem()) read_experts(k, *arch, c);
   if (k.problem()) return fail(*k.problem());
   if (file.find_tensor("rope_factors_long.weight") || file.find_tensor("rope_factors_short.weight"))
     return fail(

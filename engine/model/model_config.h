@@ -1,8 +1,9 @@
 // The hyper-parameters of a transformer read from GGUF metadata (`{arch}.block_count`,
 // `.embedding_length`, `.attention.head_count[_kv]`, `.attention.key_length`, `.feed_forward_length`,
 // `.context_length`, `.rope.*`, `.attention.layer_norm_rms_epsilon`) plus the vocabulary size from
-// the token embedding. Supported architectures: llama, qwen2, qwen3, phi3 (fused q/k/v and
-// gate/up tensors, a sliding window on every layer) and gemma2 (below).
+// the token embedding. Supported architectures: llama (with experts: Mixtral), qwen2, qwen3, phi3
+// (fused q/k/v and gate/up tensors, a sliding window on every layer), gemma2 (below) and the
+// mixtures of experts qwen2moe and qwen3moe (below).
 #pragma once
 
 #include <expected>
@@ -38,6 +39,18 @@ struct ModelConfig {
   float final_softcap = 0.0f;  // 0: none
   float query_scale = 0.0f;    // 0: 1 / sqrt(head_dim)
 
+  // Mixture of experts (a llama with `llama.expert_count` is Mixtral; qwen2moe, qwen3moe): each
+  // row's FFN is Σ w_i · expert_i(h) over the `experts_used` experts of highest router probability
+  // (softmax of h · ffn_gate_inpᵀ over all experts), w_i those probabilities, renormalised to sum 1
+  // where normalize_expert_weights (Mixtral, qwen3moe; not qwen2moe). qwen2moe adds a shared expert
+  // of width shared_ffn, scaled by sigmoid(h · ffn_gate_inp_shexp).
+  int32_t num_experts = 0;  // 0: a dense FFN
+  int32_t experts_used = 0;
+  int32_t expert_ffn = 0;  // each expert's FFN width
+  int32_t shared_ffn = 0;  // 0: no shared expert
+  bool normalize_expert_weights = false;
+
+  bool is_moe() const { return num_experts > 0; }
   // The sliding window of layer `l` (0: none).
   int32_t window_of(int32_t l) const { return window_on_even_layers_only && l % 2 != 0 ? 0 : sliding_window; }
 };

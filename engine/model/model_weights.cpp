@@ -34,21 +34,27 @@ class Binder {
 
   // A matrix of `rows` rows of `cols` values (ggml dims [cols, rows]) of a supported type.
   kernels::MatrixView matrix(const std::string& name, int64_t rows, int64_t cols) {
-    const auto* t = find(name, {cols, rows}, true);
-    if (!t) return {};
-    if (!kernels::is_supported_weight_type(t->type)) {
-      fail(fmt::format(
-          "tensor '{}' has type {}, which is not supported (supported: f32, f16, bf16, q8_0, q4_0, "
-          "q4_K, q5_K, q6_K)",
-          name, kernels::traits(t->type).name));
-      return {};
-    }
-    if (cols % kernels::traits(t->type).block_size != 0) {
-      fail(fmt::format("tensor '{}' of type {} has rows of {} values, not a multiple of its block size {}",
-                       name, kernels::traits(t->type).name, cols, kernels::traits(t->type).block_size));
-      return {};
-    }
-    return kernels::matrix_view(t->data.data(), t->type, rows, cols);
+    const auto* t = weight(name, {cols, rows});
+    return t ? kernels::matrix_view(t->data.data(), t->type, rows, cols) : kernels::MatrixView{};
+  }
+
+  // A 1-D weight of `cols` values (qwen2moe's ffn_gate_inp_shexp) as a matrix of one row.
+  kernels::MatrixView row(const std::string& name, int64_t cols) {
+    const auto* t = weight(name, {cols});
+    return t ? kernels::matrix_view(t->data.data(), t->type, 1, cols) : kernels::MatrixView{};
+  }
+
+  // `count` matrices of `rows` rows of `cols` values stacked in one 3-D tensor (ggml dims
+  // [cols, rows, count]: a mixture's experts), each a view of its rows in place.
+  std::vector<kernels::MatrixView> stacked(const std::string& name, int64_t count, int64_t rows,
+                                           int64_t cols) {
+    const auto* t = weight(name, {cols, rows, count});
+    if (!t) return std::vector<kernels::MatrixView>(static_cast<size_t>(count));
+    const kernels::MatrixView whole = kernels::matrix_view(t->data.data(), t->type, rows * count, cols);
+    std::vector<kernels::MatrixView> out;
+    for (int64_t e = 0; e < count; ++e)
+      out.push_back(kernels::matrix_view(whole.row(e * rows), t->type, rows, cols));
+    return out;
   }
 
   // A fused matrix (phi3's attn_qkv, ffn_up) split into its parts: rows[0] rows, then rows[1], ...,
@@ -82,6 +88,25 @@ class Binder {
   bool has(const std::string& name) const { return file_.find_tensor(name) != nullptr; }
 
  private:
+  // A weight tensor of these dims, of a type the matmul reads, its rows whole blocks.
+  const gguf::TensorInfo* weight(const std::string& name, const std::vector<int64_t>& dims) {
+    const auto* t = find(name, dims, true);
+    if (!t) return nullptr;
+    if (!kernels::is_supported_weight_type(t->type)) {
+      fail(fmt::format(
+          "tensor '{}' has type {}, which is not supported (supported: f32, f16, bf16, q8_0, q4_0, "
+          "q4_K, q5_K, q6_K)",
+          name, kernels::traits(t->type).name));
+      return nullptr;
+    }
+    if (dims[0] % kernels::traits(t->type).block_size != 0) {
+      fail(fmt::format("tensor '{}' of type {} has rows of {} values, not a multiple of its block size {}",
+                       name, kernels::traits(t->type).name, dims[0], kernels::traits(t->type).block_size));
+      return nullptr;
+    }
+    return t;
+  }
+
   const gguf::TensorInfo* find(const std::string& name, const std::vector<int64_t>& dims, bool required) {
     if (error_) return nullptr;
     const auto* t = file_.find_tensor(name);
@@ -149,6 +174,40 @@ void repack_all(ModelWeights& w, const std::vector<kernels::MatrixView*>& matric
   w.repacked.push_back(std::move(buffer));
 }
 
+// A dense FFN: ffn_gate, ffn_up, ffn_down (phi3: the gate's rows, then the up projection's, in ffn_up).
+FfnWeights bind_ffn(Binder& b, const std::string& p, const ModelShape& s) {
+  const int64_t embd = s.embedding_dim;
+  FfnWeights f;
+  if (b.has(p + "ffn_gate.weight")) {
+    f.gate = b.matrix(p + "ffn_gate.weight", s.ffn_dim, embd);
+    f.up = b.matrix(p + "ffn_up.weight", s.ffn_dim, embd);
+  } else {
+    const auto gate_up = b.parts(p + "ffn_up.weight", {s.ffn_dim, s.ffn_dim}, embd);
+    f.gate = gate_up[0], f.up = gate_up[1];
+  }
+  f.down = b.matrix(p + "ffn_down.weight", embd, s.ffn_dim);
+  return f;
+}
+
+// A mixture's router, its experts (views of the stacked ffn_{gate,up,down}_exps) and qwen2moe's
+// shared expert with its gate.
+MoeWeights bind_experts(Binder& b, const std::string& p, const ModelConfig& c) {
+  const int64_t embd = c.shape.embedding_dim, count = c.num_experts, width = c.expert_ffn;
+  MoeWeights m;
+  m.router = b.matrix(p + "ffn_gate_inp.weight", count, embd);
+  const auto gate = b.stacked(p + "ffn_gate_exps.weight", count, width, embd);
+  const auto up = b.stacked(p + "ffn_up_exps.weight", count, width, embd);
+  const auto down = b.stacked(p + "ffn_down_exps.weight", count, embd, width);
+  for (size_t e = 0; e < static_cast<size_t>(count); ++e) m.experts.push_back({gate[e], up[e], down[e]});
+  if (c.shared_ffn > 0) {
+    m.shared_gate = b.row(p + "ffn_gate_inp_shexp.weight", embd);
+    m.shared.gate = b.matrix(p + "ffn_gate_shexp.weight", c.shared_ffn, embd);
+    m.shared.up = b.matrix(p + "ffn_up_shexp.weight", c.shared_ffn, embd);
+    m.shared.down = b.matrix(p + "ffn_down_shexp.weight", embd, c.shared_ffn);
+  }
+  return m;
+}
+
 }  // namespace
 
 uint64_t weight_copy_bytes(const gguf::GgufFile& file) {
@@ -197,21 +256,23 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
       L.ffn_post_norm = b.vector(p + "post_ffw_norm.weight", embd);
     }
     L.ffn_norm = b.vector(p + "ffn_norm.weight", embd);
-    if (b.has(p + "ffn_gate.weight")) {
-      L.ffn_gate = b.matrix(p + "ffn_gate.weight", s.ffn_dim, embd);
-      L.ffn_up = b.matrix(p + "ffn_up.weight", s.ffn_dim, embd);
-    } else {  // phi3: the gate's rows, then the up projection's, in ffn_up
-      const auto gate_up = b.parts(p + "ffn_up.weight", {s.ffn_dim, s.ffn_dim}, embd);
-      L.ffn_gate = gate_up[0], L.ffn_up = gate_up[1];
-    }
-    L.ffn_down = b.matrix(p + "ffn_down.weight", embd, s.ffn_dim);
+    if (config.is_moe())
+      L.moe = bind_experts(b, p, config);
+    else
+      L.ffn = bind_ffn(b, p, s);
   }
   if (b.error()) return std::unexpected(*b.error());
   std::vector<kernels::MatrixView*> matrices;
-  for (LayerWeights& L : w.layers)
-    for (kernels::MatrixView* m :
-         {&L.attn_q, &L.attn_k, &L.attn_v, &L.attn_output, &L.ffn_gate, &L.ffn_up, &L.ffn_down})
-      matrices.push_back(m);
+  const auto add_ffn = [&](FfnWeights& f) {
+    for (kernels::MatrixView* m : {&f.gate, &f.up, &f.down})
+      if (m->data) matrices.push_back(m);
+  };
+  for (LayerWeights& L : w.layers) {
+    for (kernels::MatrixView* m : {&L.attn_q, &L.attn_k, &L.attn_v, &L.attn_output}) matrices.push_back(m);
+    add_ffn(L.ffn);
+    for (FfnWeights& e : L.moe.experts) add_ffn(e);
+    add_ffn(L.moe.shared);
+  }
   matrices.push_back(&w.output);  // a tied output gets its own copy; token_embd stays for lookups
   repack_all(w, matrices);
   return w;

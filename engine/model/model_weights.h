@@ -1,9 +1,10 @@
-// The tensors of a llama / qwen2 / qwen3 / phi3 / gemma2 GGUF bound to views for the kernels, each checked
-// for presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases must be F32; matrices
-// may be any type the kernels support. Views point into the map, except matrices the CPU matmul reads faster
-// in another layout (kernels::repacked_bytes): those are repacked once here into memory the ModelWeights owns
-// (the token embedding keeps its original for lookups). Phi-3's fused attn_qkv and ffn_up (gate rows, then up
-// rows) are bound as views of their parts.
+// The tensors of a llama / qwen2 / qwen3 / phi3 / gemma2 / qwen2moe / qwen3moe GGUF bound to views for the
+// kernels, each checked for presence, shape (ggml order: [columns, rows]) and type. Norm weights and biases
+// must be F32; matrices may be any type the kernels support. Views point into the map, except matrices the
+// CPU matmul reads faster in another layout (kernels::repacked_bytes): those are repacked once here into
+// memory the ModelWeights owns (the token embedding keeps its original for lookups). Phi-3's fused attn_qkv
+// and ffn_up (gate rows, then up rows) are bound as views of their parts; so is each expert of a mixture's
+// stacked 3-D expert tensors.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,21 @@ namespace gguf {
 class GgufFile;
 }
 
+// One FFN of SwiGLU form: down · (silu(gate · h) * (up · h)).
+struct FfnWeights {
+  kernels::MatrixView gate;  // [width, embd]
+  kernels::MatrixView up;    // [width, embd]
+  kernels::MatrixView down;  // [embd, width]
+};
+
+// A mixture-of-experts FFN (ModelConfig::num_experts > 0).
+struct MoeWeights {
+  kernels::MatrixView router;       // [experts, embd]: ffn_gate_inp
+  std::vector<FfnWeights> experts;  // views of ffn_{gate,up,down}_exps, one per expert
+  FfnWeights shared;                // qwen2moe: ffn_*_shexp, else empty
+  kernels::MatrixView shared_gate;  // [1, embd] qwen2moe: ffn_gate_inp_shexp, else empty
+};
+
 struct LayerWeights {
   std::span<const float> attn_norm;       // [embd]
   kernels::MatrixView attn_q;             // [heads * head_dim, embd]
@@ -36,9 +52,8 @@ struct LayerWeights {
   kernels::MatrixView attn_output;        // [embd, heads * head_dim]
   std::span<const float> attn_post_norm;  // [embd] or empty (gemma2: post_attention_norm)
   std::span<const float> ffn_norm;        // [embd]
-  kernels::MatrixView ffn_gate;           // [ffn, embd]
-  kernels::MatrixView ffn_up;             // [ffn, embd]
-  kernels::MatrixView ffn_down;           // [embd, ffn]
+  FfnWeights ffn;                         // [ffn, embd] gate and up, [embd, ffn] down; empty with experts
+  MoeWeights moe;                         // the experts, where the model has them
   std::span<const float> ffn_post_norm;   // [embd] or empty (gemma2: post_ffw_norm)
 };
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "engine/gguf/gguf_file.h"
+#include "engine/model/device_scratch.h"
 #include "kernels/cpu/cpu_backend.h"
 
 namespace engine {
@@ -51,28 +52,23 @@ void Transformer::plan_attention(const ForwardBatch& batch, int32_t block_size) 
   }
 }
 
-std::span<float> Transformer::reserve(kernels::DeviceBuffer& buffer, int64_t count) {
-  const auto size = static_cast<size_t>(count);
-  if (buffer.size() < size) buffer = backend_->allocate(size);
-  return buffer.first(size);
-}
-
 Transformer::Activations Transformer::activations(int64_t n, int64_t m) {
   const ModelShape& s = config_.shape;
   const int64_t embd = s.embedding_dim, ffn = s.ffn_dim;
   const int64_t q_dim = int64_t{s.num_heads} * s.head_dim, kv_dim = int64_t{s.num_kv_heads} * s.head_dim;
-  auto buf = [&](size_t i, int64_t count) { return reserve(scratch_[i], count); };
+  const int64_t ffn_rows = config_.is_moe() ? 0 : n;  // experts keep their own scratch (MoeFfn)
+  auto buf = [&](size_t i, int64_t count) { return reserve(*backend_, scratch_[i], count); };
   return Activations{
-      .x = buf(0, n * embd),      // [n, embd] residual stream
-      .h = buf(1, n * embd),      // [n, embd] normalised input of a block
-      .q = buf(2, n * q_dim),     // [n, num_heads, head_dim]
-      .k = buf(3, n * kv_dim),    // [n, num_kv_heads, head_dim]
-      .v = buf(4, n * kv_dim),    // [n, num_kv_heads, head_dim]
-      .attn = buf(5, n * q_dim),  // [n, num_heads, head_dim]
-      .proj = buf(6, n * embd),   // [n, embd] a block's output before the residual add
-      .gate = buf(7, n * ffn),    // [n, ffn]
-      .up = buf(8, n * ffn),      // [n, ffn]
-      .last = buf(9, m * embd),   // [m, embd] rows whose logits are wanted
+      .x = buf(0, n * embd),           // [n, embd] residual stream
+      .h = buf(1, n * embd),           // [n, embd] normalised input of a block
+      .q = buf(2, n * q_dim),          // [n, num_heads, head_dim]
+      .k = buf(3, n * kv_dim),         // [n, num_kv_heads, head_dim]
+      .v = buf(4, n * kv_dim),         // [n, num_kv_heads, head_dim]
+      .attn = buf(5, n * q_dim),       // [n, num_heads, head_dim]
+      .proj = buf(6, n * embd),        // [n, embd] a block's output before the residual add
+      .gate = buf(7, ffn_rows * ffn),  // [n, ffn]
+      .up = buf(8, ffn_rows * ffn),    // [n, ffn]
+      .last = buf(9, m * embd),        // [m, embd] rows whose logits are wanted
   };
 }
 
@@ -121,18 +117,28 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
 
   // h = rmsnorm(x) * ffn_norm
   be.rmsnorm(a.x, L.ffn_norm, embd, eps, a.h);
+  // proj = FFN(h), or the mixture of the row's experts
+  if (config_.is_moe())
+    moe_.forward(be, config_, L.moe, a.h, n, a.proj);
+  else
+    dense_ffn(L.ffn, n, a);
+  // x = x + proj (gemma2: x + rmsnorm(proj) * post_ffw_norm)
+  if (!L.ffn_post_norm.empty()) be.rmsnorm(a.proj, L.ffn_post_norm, embd, eps, a.proj);
+  be.add(a.x, a.proj, a.x);
+}
+
+void Transformer::dense_ffn(const FfnWeights& f, int64_t n, const Activations& a) {
+  kernels::Backend& be = *backend_;
   // gate = h·Wgᵀ, up = h·Wuᵀ
-  const kernels::MatmulTarget gate_up[] = {{L.ffn_gate, a.gate}, {L.ffn_up, a.up}};
+  const kernels::MatmulTarget gate_up[] = {{f.gate, a.gate}, {f.up, a.up}};
   be.matmul_group(gate_up, a.h, n);
   // gate = silu(gate) * up (gemma2: gelu(gate) * up)
   if (config_.gelu_ffn)
     be.geglu(a.gate, a.up, a.gate);
   else
     be.swiglu(a.gate, a.up, a.gate);
-  // x = x + gate·Wdᵀ (gemma2: x + rmsnorm(gate·Wdᵀ) * post_ffw_norm)
-  be.matmul(L.ffn_down, a.gate, n, a.proj);
-  if (!L.ffn_post_norm.empty()) be.rmsnorm(a.proj, L.ffn_post_norm, embd, eps, a.proj);
-  be.add(a.x, a.proj, a.x);
+  // proj = gate·Wdᵀ
+  be.matmul(f.down, a.gate, n, a.proj);
 }
 
 void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::span<float> logits) {

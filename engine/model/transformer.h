@@ -1,7 +1,8 @@
-// The decoder-only transformer of llama / qwen2 / qwen3 GGUF models over a compute backend
+// The decoder-only transformer of the GGUF models model_config.h lists, over a compute backend
 // (kernels/ops.h): token embedding, N blocks of (RMSNorm, GQA self-attention with rope over a
-// paged KV cache, residual, RMSNorm, SwiGLU FFN, residual), final RMSNorm and the output
-// projection. The forward pass calls only the backend's ops, never a device's own code.
+// paged KV cache, residual, RMSNorm, SwiGLU FFN or a mixture of experts (moe_ffn.h), residual),
+// final RMSNorm and the output projection. The forward pass calls only the backend's ops, never a device's
+// own code.
 #pragma once
 
 #include <array>
@@ -15,6 +16,7 @@
 #include "engine/model/language_model.h"
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
+#include "engine/model/moe_ffn.h"
 #include "kernels/ops.h"
 
 namespace engine {
@@ -60,10 +62,10 @@ class Transformer final : public LanguageModel {
   void plan_attention(const ForwardBatch& batch, int32_t block_size);
   // The activations of a step of n rows and m logit rows, growing the scratch buffers to fit.
   Activations activations(int64_t n, int64_t m);
-  // `count` floats of `buffer`, reallocated on the backend when it holds fewer.
-  std::span<float> reserve(kernels::DeviceBuffer& buffer, int64_t count);
   // One transformer block on the step's activations (x in, x out).
   void block(int32_t layer, const ForwardBatch& batch, PagedKvCache& cache, const Activations& a);
+  // a.proj = the dense FFN of a.h (SwiGLU; gemma2: GeGLU).
+  void dense_ffn(const FfnWeights& f, int64_t n, const Activations& a);
   // x[n, dim] += bias[dim], when the model has that bias.
   void add_bias(std::span<float> x, std::span<const float> bias);
 
@@ -78,6 +80,7 @@ class Transformer final : public LanguageModel {
   kernels::DeviceBuffer logits_;
   std::vector<int32_t> slots_;                    // [n] KV slot of each row
   std::vector<kernels::AttentionSeq> attn_seqs_;  // [sequences] views of the batch's block tables
+  MoeFfn moe_;                                    // the expert FFN's routing state and scratch
 };
 
 }  // namespace engine

@@ -93,6 +93,22 @@ void CpuBackend::gather_rows(std::span<const float> src, std::span<const int32_t
   }
 }
 
+void CpuBackend::select_experts(std::span<const float> logits, int32_t num_experts, int32_t k, bool normalize,
+                                std::span<int32_t> ids, std::span<float> weights) {
+  kernels::select_experts(logits, num_experts, k, normalize, ids, weights);
+}
+
+void CpuBackend::combine_experts(std::span<const float> src, std::span<const int32_t> slots,
+                                 std::span<const float> weights, int32_t k, int64_t cols,
+                                 std::span<float> out) {
+  kernels::combine_experts(src, slots, weights, k, cols, out);
+}
+
+void CpuBackend::add_sigmoid_gated(std::span<const float> x, std::span<const float> gate,
+                                   std::span<float> out) {
+  kernels::add_sigmoid_gated(x, gate, out);
+}
+
 std::expected<std::unique_ptr<CpuBackend>, std::string> make_cpu_backend(int num_threads) {
   if (auto threads = check_num_threads(num_threads); !threads) return std::unexpected(threads.error());
   auto backend = std::make_unique<CpuBackend>(num_threads);

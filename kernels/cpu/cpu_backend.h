@@ -45,6 +45,13 @@ class CpuBackend final : public Backend {
   void add(std::span<const float> a, std::span<const float> b, std::span<float> out) override;
   void gather_rows(std::span<const float> src, std::span<const int32_t> rows, int64_t cols,
                    std::span<float> dst) override;
+  void select_experts(std::span<const float> logits, int32_t num_experts, int32_t k, bool normalize,
+                      std::span<int32_t> ids, std::span<float> weights) override;
+  void combine_experts(std::span<const float> src, std::span<const int32_t> slots,
+                       std::span<const float> weights, int32_t k, int64_t cols,
+                       std::span<float> out) override;
+  void add_sigmoid_gated(std::span<const float> x, std::span<const float> gate,
+                         std::span<float> out) override;
 
  private:
   ThreadPool pool_;

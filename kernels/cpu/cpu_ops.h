@@ -96,4 +96,19 @@ void softmax(std::span<float> x);
 // out[n, table.cols] = the dequantized rows ids[i] of `table` (ids must be in [0, table.rows)).
 void embedding(const MatrixView& table, std::span<const int32_t> ids, std::span<float> out);
 
+// Mixture-of-experts routing, per row of logits[n, num_experts], as llama.cpp computes it: p =
+// softmax(row) (kernels::softmax); ids[r, 0..k) = the k experts of highest p, highest first (ties:
+// the lower expert first); weights[r, 0..k) = their p, divided by the sum of those k (summed in
+// double, in that order) where `normalize`.
+void select_experts(std::span<const float> logits, int32_t num_experts, int32_t k, bool normalize,
+                    std::span<int32_t> ids, std::span<float> weights);
+
+// out[r, cols] = Σ_s weights[r*k + s] · src[slots[r*k + s], cols], each product rounded to F32 and
+// the k of them added in slot order (s = 0 first), as llama.cpp sums a row's experts.
+void combine_experts(std::span<const float> src, std::span<const int32_t> slots,
+                     std::span<const float> weights, int32_t k, int64_t cols, std::span<float> out);
+
+// out[r, :] += sigmoid(gate[r]) · x[r, :], x and out [n, cols], gate [n].
+void add_sigmoid_gated(std::span<const float> x, std::span<const float> gate, std::span<float> out);
+
 }  // namespace kernels

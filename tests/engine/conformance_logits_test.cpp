@@ -4,7 +4,7 @@
 //  - last-position logits within max|Δ| ≤ tol · max|logit| (tol 1e-3 for the F32 model, 2e-2 for
 //    the F16/BF16/quantized ones);
 // on the shared test models, and on models `arena synth` writes of architectures the shared data
-// has no file of (phi3: its fused tensors and sliding window).
+// has no file of (phi3, gemma2, and the mixtures of experts mixtral and qwen2moe).
 // llama.cpp converts activations to F16/BF16/Q8 before its dot products, so a float difference in
 // the last bit before that rounding can move a value to the next step; where the reference's best
 // two tokens are tied to within tol, either may come first. Such swaps are allowed (and counted)
@@ -185,24 +185,40 @@ TEST_CASE("Logits match llama.cpp on synthesized models of the other architectur
   // 26 layers (llama.cpp reads no smaller Gemma 2), the window on even layers, soft caps, GELU, post
   // norms; F32 only: its Q8_0 / Q4_K files differ from llama.cpp by 1.4e-2 to 4.5e-2 of max|logit|
   // on the longer cases (one-token cases: 9e-7), last-bit differences of the attention sums grown
-  // through 26 layers of activation quantization (tests/data/reference/README.md).
+  // through 26 layers of activation quantization (tests/data/reference/README.md). mixtral (a llama
+  // with 8 experts, 2 per token) and qwen2moe (8 experts of width 256, 2 per token, a shared expert
+  // of 512): the router, top-k and the grouped expert matmuls.
   for (const Synthesized& m : {Synthesized{"phi3-swa-f32", synth::SynthDtype::F32, 1e-3},
                                Synthesized{"phi3-swa-q8_0", synth::SynthDtype::Q8_0, 2e-2},
                                Synthesized{"phi3-swa-q4_k", synth::SynthDtype::Q4_K, 2e-2},
-                               Synthesized{"gemma2-swa-f32", synth::SynthDtype::F32, 1e-3}}) {
+                               Synthesized{"gemma2-swa-f32", synth::SynthDtype::F32, 1e-3},
+                               Synthesized{"mixtral-f32", synth::SynthDtype::F32, 1e-3},
+                               Synthesized{"mixtral-q8_0", synth::SynthDtype::Q8_0, 2e-2},
+                               Synthesized{"mixtral-q4_k", synth::SynthDtype::Q4_K, 2e-2},
+                               Synthesized{"qwen2moe-f32", synth::SynthDtype::F32, 1e-3},
+                               Synthesized{"qwen2moe-q8_0", synth::SynthDtype::Q8_0, 2e-2},
+                               Synthesized{"qwen2moe-q4_k", synth::SynthDtype::Q4_K, 2e-2}}) {
     SECTION(m.name) {
-      const bool gemma2 = std::string_view(m.name).starts_with("gemma2");
+      const std::string_view name = m.name;
       synth::ShapeOverrides o;
-      o.arch = gemma2 ? synth::Arch::Gemma2 : synth::Arch::Phi3;
-      if (gemma2) {
+      o.num_kv_heads = 2;
+      o.context = 512;
+      o.vocab = 1024;
+      if (name.starts_with("phi3")) {
+        o.arch = synth::Arch::Phi3;
+        o.sliding_window = 24;
+      } else if (name.starts_with("gemma2")) {
+        o.arch = synth::Arch::Gemma2;
+        o.sliding_window = 24;
         o.num_layers = 26;
         o.attn_softcap = 2.0f;  // caps small enough to bend these scores and logits (Gemma 2: 50, 30)
         o.final_softcap = 1.0f;
+      } else {
+        o.arch = name.starts_with("mixtral") ? synth::Arch::Llama : synth::Arch::Qwen2Moe;
+        o.num_experts = 8;
+        o.experts_used = 2;
+        if (*o.arch == synth::Arch::Qwen2Moe) o.expert_ffn = 256, o.shared_ffn = 512;
       }
-      o.num_kv_heads = 2;
-      o.context = 512;
-      o.sliding_window = 24;
-      o.vocab = 1024;
       auto shape = synth::resolve_shape("tiny", o);
       REQUIRE(shape.has_value());
       synth::SynthOptions options;

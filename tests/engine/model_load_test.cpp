@@ -199,6 +199,37 @@ TEST_CASE("Bad models are rejected with an error naming the problem", "[engine]"
     REQUIRE(c);
     CHECK(c->rope_freq_scale == 1.0f);
   }
+  SECTION("bad experts") {
+    const auto moe = engine::test::synth_tiny("good_qwen2moe", Arch::Qwen2Moe);
+    const auto without = engine::test::rewrite_gguf(moe, "bad_no_experts",
+                                                    [](auto& w) { w.remove("qwen2moe.expert_count"); }, {});
+    contains(load_error(without),
+             "missing metadata key 'qwen2moe.expert_count' (qwen2moe is a mixture of experts)");
+    const auto too_many = engine::test::rewrite_gguf(
+        moe, "bad_used", [](auto& w) { w.set_u32("qwen2moe.expert_used_count", 9); }, {});
+    contains(load_error(too_many),
+             "invalid metadata key 'qwen2moe.expert_used_count' = 9: expected an integer in [1, 8]");
+    const auto huge = engine::test::rewrite_gguf(
+        moe, "bad_count", [](auto& w) { w.set_u32("qwen2moe.expert_count", 100000); }, {});
+    contains(load_error(huge), "invalid metadata key 'qwen2moe.expert_count' = 100000");
+    const auto in_qwen2 =
+        engine::test::rewrite_gguf(engine::test::synth_tiny("good_qwen2", Arch::Qwen2), "bad_qwen2_experts",
+                                   [](auto& w) { w.set_u32("qwen2.expert_count", 4); }, {});
+    contains(load_error(in_qwen2), "qwen2.expert_count = 4: experts in a qwen2 model are not supported");
+    const auto missing =
+        engine::test::rewrite_gguf(moe, "bad_missing_experts", {}, [](std::vector<TensorData>& t) {
+          std::erase_if(t, [](const TensorData& d) { return d.name == "blk.0.ffn_up_exps.weight"; });
+        });
+    contains(load_error(missing), "missing tensor 'blk.0.ffn_up_exps.weight' (expected shape [256, 256, 8])");
+    const auto shape =
+        engine::test::rewrite_gguf(moe, "bad_expert_shape", {}, [](std::vector<TensorData>& t) {
+          auto* e = engine::test::find_tensor(t, "blk.1.ffn_down_exps.weight");
+          REQUIRE(e);
+          e->dims = {256, 512, 4};  // same bytes, 4 experts of twice the rows
+        });
+    contains(load_error(shape),
+             "tensor 'blk.1.ffn_down_exps.weight' has shape [256, 512, 4], expected [256, 256, 8]");
+  }
   SECTION("unsupported rope scaling") {
     const auto path = engine::test::rewrite_gguf(
         good, "bad_rope", [](auto& w) { w.set_string("llama.rope.scaling.type", "yarn"); }, {});

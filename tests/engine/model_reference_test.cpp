@@ -1,11 +1,12 @@
 // The transformer against a second, independent forward pass written here in plain double loops
 // over dequantized weights, on synthesized F32 models: qwen3 (per-head q/k RMSNorm, neox rope),
-// qwen2 with a tied output (q/k/v biases), and llama with Llama-3.1-style rope_freqs, linear rope
-// scaling and partial rotation (rope.dimension_count < head size) — the paths the llama.cpp
-// conformance data does not reach.
+// qwen2 with a tied output (q/k/v biases), the mixtures of experts, and llama with Llama-3.1-style
+// rope_freqs, linear rope scaling and partial rotation (rope.dimension_count < head size) — the paths the
+// llama.cpp conformance data does not reach.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ class NaiveTransformer {
     scale_ = 1.0 / f.get_float(p + "rope.scaling.factor").value_or(1.0);
     if (f.find_tensor("rope_freqs.weight")) factors_ = vec("rope_freqs.weight");
     vocab_ = f.find_tensor("token_embd.weight")->dims[1];
+    experts_ = f.get_int(p + "expert_count").value_or(0);
+    used_ = f.get_int(p + "expert_used_count").value_or(0);
   }
 
   // logits[t] for every position t of `tokens`.
@@ -53,7 +56,7 @@ class NaiveTransformer {
         const std::string b = "blk." + std::to_string(l) + ".";
         Vec h = rmsnorm(x, vec(b + "attn_norm.weight"));
         Vec q = linear(b + "attn_q", h), k = linear(b + "attn_k", h), v = linear(b + "attn_v", h);
-        if (arch_ == "qwen3") {
+        if (arch_.starts_with("qwen3")) {
           head_norm(q, vec(b + "attn_q_norm.weight"));
           head_norm(k, vec(b + "attn_k_norm.weight"));
         }
@@ -82,9 +85,9 @@ class NaiveTransformer {
         }
         add(x, linear(b + "attn_output", attn));
         h = rmsnorm(x, vec(b + "ffn_norm.weight"));
-        Vec g = linear(b + "ffn_gate", h), u = linear(b + "ffn_up", h);
-        for (size_t i = 0; i < g.size(); ++i) g[i] = g[i] / (1 + std::exp(-g[i])) * u[i];
-        add(x, linear(b + "ffn_down", g));
+        add(x, experts_ > 0 ? mixture(b, h)
+                            : ffn(mat(b + "ffn_gate.weight"), mat(b + "ffn_up.weight"),
+                                  mat(b + "ffn_down.weight"), h));
       }
       const std::string out_name = f_.find_tensor("output.weight") ? "output" : "token_embd";
       out.push_back(linear(out_name, rmsnorm(x, vec("output_norm.weight"))));
@@ -94,6 +97,59 @@ class NaiveTransformer {
 
  private:
   Vec vec(const std::string& name) const { return mat(name); }
+
+  // down · (silu(gate · h) * (up · h)).
+  static Vec ffn(const Vec& gate, const Vec& up, const Vec& down, const Vec& h) {
+    Vec g = times(gate, h), u = times(up, h);
+    for (size_t i = 0; i < g.size(); ++i) g[i] = g[i] / (1 + std::exp(-g[i])) * u[i];
+    return times(down, g);
+  }
+
+  // Σ w_e · ffn_e(h) over the used_ experts of highest softmax(router · h), w renormalised to sum 1
+  // except in qwen2moe, which adds sigmoid(shared_gate · h) · shared_ffn(h).
+  Vec mixture(const std::string& b, const Vec& h) const {
+    Vec p = times(mat(b + "ffn_gate_inp.weight"), h);
+    const double max = *std::max_element(p.begin(), p.end());
+    double total = 0;
+    for (double& v : p) total += (v = std::exp(v - max));
+    for (double& v : p) v /= total;
+    std::vector<size_t> order(p.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t j) { return p[i] > p[j]; });
+    double chosen = 0;
+    for (int64_t s = 0; s < used_; ++s) chosen += p[order[static_cast<size_t>(s)]];
+    const Vec gate = mat(b + "ffn_gate_exps.weight"), up = mat(b + "ffn_up_exps.weight"),
+              down = mat(b + "ffn_down_exps.weight");
+    const auto part = [&](const Vec& all, size_t e) {
+      const size_t n = all.size() / static_cast<size_t>(experts_);
+      return Vec(all.begin() + static_cast<long>(e * n), all.begin() + static_cast<long>((e + 1) * n));
+    };
+    Vec out(h.size(), 0.0);
+    for (int64_t s = 0; s < used_; ++s) {
+      const size_t e = order[static_cast<size_t>(s)];
+      const double w = arch_ == "qwen2moe" ? p[e] : p[e] / chosen;
+      const Vec y = ffn(part(gate, e), part(up, e), part(down, e), h);
+      for (size_t i = 0; i < out.size(); ++i) out[i] += w * y[i];
+    }
+    if (arch_ == "qwen2moe") {
+      double g = 0;
+      const Vec shared_gate = vec(b + "ffn_gate_inp_shexp.weight");
+      for (size_t i = 0; i < h.size(); ++i) g += shared_gate[i] * h[i];
+      const Vec y = ffn(mat(b + "ffn_gate_shexp.weight"), mat(b + "ffn_up_shexp.weight"),
+                        mat(b + "ffn_down_shexp.weight"), h);
+      for (size_t i = 0; i < out.size(); ++i) out[i] += y[i] / (1 + std::exp(-g));
+    }
+    return out;
+  }
+
+  // W x for a row-major W of rows of x.size() values.
+  static Vec times(const Vec& w, const Vec& x) {
+    const size_t rows = w.size() / x.size();
+    Vec y(rows, 0.0);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t i = 0; i < x.size(); ++i) y[r] += w[r * x.size() + i] * x[i];
+    return y;
+  }
 
   // A tensor dequantized to doubles, row-major.
   Vec mat(const std::string& name) const {
@@ -106,11 +162,7 @@ class NaiveTransformer {
 
   // W x (+ b) for the tensor `name`.weight (rows of size x.size()).
   Vec linear(const std::string& name, const Vec& x) const {
-    const Vec w = mat(name + ".weight");
-    const size_t rows = w.size() / x.size();
-    Vec y(rows, 0.0);
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t i = 0; i < x.size(); ++i) y[r] += w[r * x.size() + i] * x[i];
+    Vec y = times(mat(name + ".weight"), x);
     if (f_.find_tensor(name + ".bias")) add(y, vec(name + ".bias"));
     return y;
   }
@@ -155,7 +207,7 @@ class NaiveTransformer {
 
   const engine::gguf::GgufFile& f_;
   std::string arch_;
-  int64_t layers_, embd_, heads_, kv_heads_, hd_, ffn_, rot_, vocab_;
+  int64_t layers_, embd_, heads_, kv_heads_, hd_, ffn_, rot_, vocab_, experts_, used_;
   double eps_, base_, scale_;
   Vec factors_;
 };
@@ -190,6 +242,18 @@ void compare_with_naive(const std::string& path) {
 
 TEST_CASE("qwen3 forward pass matches the naive definition", "[engine]") {
   compare_with_naive(engine::test::synth_tiny("ref_qwen3", Arch::Qwen3));
+}
+
+TEST_CASE("Mixtures of experts match the naive definition", "[engine]") {
+  // llama with experts (Mixtral: weights renormalised), qwen2moe (weights as routed, a gated shared
+  // expert), qwen3moe (q/k norms, renormalised; llama.cpp's snapshot of the conformance data has no
+  // qwen3moe, so this is its check).
+  for (const Arch arch : {Arch::Llama, Arch::Qwen2Moe, Arch::Qwen3Moe}) {
+    SECTION(engine::synth::to_string(arch)) {
+      compare_with_naive(engine::test::synth_tiny(std::string("ref_moe_") + engine::synth::to_string(arch),
+                                                  arch, engine::synth::SynthDtype::F32, 1, false, 0, 8));
+    }
+  }
 }
 
 TEST_CASE("qwen2 with tied output matches the naive definition", "[engine]") {

@@ -39,14 +39,22 @@ inline std::filesystem::path temp_model_path(const std::string& name) {
 
 // Writes a `tiny`-shaped (2 layers, embd 256, 4 heads, 2 KV heads) model of `arch` and `dtype`,
 // with its output projection tied to token_embd (no output.weight) when `tied`, and a sliding
-// window of `window` positions (phi3 only; 0: none).
+// window of `window` positions (phi3, gemma2; 0: none), and `experts` experts of which each token
+// uses 2 (llama: Mixtral's layout; qwen2moe and qwen3moe have 8 unless told).
 inline std::string synth_tiny(const std::string& name, synth::Arch arch,
                               synth::SynthDtype dtype = synth::SynthDtype::F32, uint64_t seed = 1,
-                              bool tied = false, int64_t window = 0) {
+                              bool tied = false, int64_t window = 0, int64_t experts = 0) {
   synth::ShapeOverrides overrides;
   overrides.arch = arch;
   overrides.tied_embeddings = tied;
   overrides.sliding_window = window;
+  const bool moe_arch = arch == synth::Arch::Qwen2Moe || arch == synth::Arch::Qwen3Moe;
+  if (experts == 0 && moe_arch) experts = 8;
+  if (experts > 0) {  // 2 experts per token; qwen2moe/qwen3moe experts of width 256
+    overrides.num_experts = experts;
+    overrides.experts_used = 2;
+    if (moe_arch) overrides.expert_ffn = 256;
+  }
   auto shape = synth::resolve_shape("tiny", overrides);
   REQUIRE(shape.has_value());
   synth::SynthOptions options;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "engine/gguf/gguf_file.h"
@@ -149,6 +150,78 @@ TEST_CASE("Synthesized tiny models carry llama.cpp's keys, tensor names, shapes 
   }
 }
 
+TEST_CASE("Synthesized mixtures of experts carry llama.cpp's expert keys and stacked tensors", "[engine]") {
+  for (Arch arch : {Arch::Llama, Arch::Qwen2Moe, Arch::Qwen3Moe}) {
+    const std::string a = synth::to_string(arch);
+    INFO(a);
+    auto options =
+        tiny_synth_options(arch == Arch::Llama ? Arch::Llama : Arch::Qwen2, SynthDtype::Q4_K, "moe.gguf");
+    synth::ShapeOverrides o;
+    o.arch = arch;
+    o.num_experts = 8;
+    o.experts_used = 2;
+    if (arch != Arch::Llama) o.expert_ffn = 256;
+    auto shape = synth::resolve_shape("tiny", o);
+    REQUIRE(shape.has_value());
+    options.shape = *shape;
+    auto result = synth::synthesize(options);
+    REQUIRE(result.has_value());
+    auto f = GgufFile::open(options.output_path);
+    REQUIRE(f.has_value());
+    CHECK(f->get_int(a + ".expert_count") == 8);
+    CHECK(f->get_int(a + ".expert_used_count") == 2);
+    const int64_t width = arch == Arch::Llama ? 512 : 256;
+    CHECK(f->get_int(a + ".expert_feed_forward_length") ==
+          (arch == Arch::Llama ? std::nullopt : std::optional<int64_t>(256)));
+    CHECK(f->get_int(a + ".expert_shared_feed_forward_length") ==
+          (arch == Arch::Qwen2Moe ? std::optional<int64_t>(512) : std::nullopt));
+    CHECK(f->find_tensor("blk.1.ffn_gate.weight") == nullptr);
+    const auto* router = f->find_tensor("blk.1.ffn_gate_inp.weight");
+    REQUIRE(router);
+    CHECK(router->dims == std::vector<int64_t>{256, 8});
+    CHECK(router->type == GgmlType::F32);  // llama.cpp never quantizes a router
+    CHECK(f->find_tensor("blk.1.ffn_gate_exps.weight")->dims == std::vector<int64_t>{256, width, 8});
+    CHECK(f->find_tensor("blk.1.ffn_up_exps.weight")->type == GgmlType::Q4_K);
+    CHECK(f->find_tensor("blk.1.ffn_down_exps.weight")->dims == std::vector<int64_t>{width, 256, 8});
+    CHECK((f->find_tensor("blk.0.ffn_gate_inp_shexp.weight") != nullptr) == (arch == Arch::Qwen2Moe));
+    if (arch == Arch::Qwen2Moe) {
+      CHECK(f->find_tensor("blk.0.ffn_gate_inp_shexp.weight")->dims == std::vector<int64_t>{256});
+      CHECK(f->find_tensor("blk.0.ffn_down_shexp.weight")->dims == std::vector<int64_t>{512, 256});
+      CHECK(f->find_tensor("blk.0.attn_q.bias") != nullptr);
+    }
+    CHECK((f->find_tensor("blk.0.attn_q_norm.weight") != nullptr) == (arch == Arch::Qwen3Moe));
+    int64_t params = 0;
+    for (const auto& t : f->tensors()) params += t.num_elements();
+    CHECK(params == result->num_params);
+    std::filesystem::remove(options.output_path);
+  }
+
+  // The rules, each named.
+  auto error = [](synth::ShapeOverrides o) {
+    auto s = synth::resolve_shape("tiny", o);
+    REQUIRE_FALSE(s.has_value());
+    return s.error().message;
+  };
+  synth::ShapeOverrides o;
+  o.arch = Arch::Qwen3Moe;
+  CHECK(error(o) == "qwen3moe is a mixture of experts: give --experts N and --experts-used K");
+  o.num_experts = 8;
+  o.experts_used = 9;
+  CHECK(error(o) == "experts used must be in [1, experts = 8] (got 9)");
+  o.experts_used = 2;
+  o.shared_ffn = 64;
+  CHECK(error(o) == "only qwen2moe has a shared expert (--shared-ffn)");
+  o.shared_ffn.reset();
+  o.arch = Arch::Qwen2;
+  CHECK(error(o) == "qwen2 has no experts (llama, qwen2moe and qwen3moe have)");
+  o.arch = Arch::Llama;
+  o.expert_ffn = 128;
+  CHECK(error(o).starts_with("a llama with experts (Mixtral) has experts of the FFN width"));
+  o.num_experts = 300;
+  o.expert_ffn.reset();
+  CHECK(error(o) == "experts must be in [1, 256] (got 300)");
+}
+
 TEST_CASE("Synthesis is deterministic in the seed and independent of the thread count", "[engine]") {
   auto a = tiny_synth_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_a.gguf");
   auto b = tiny_synth_options(Arch::Qwen2, SynthDtype::Q4_K, "seed_b.gguf");
@@ -252,6 +325,20 @@ TEST_CASE("Named shapes carry the published hyper-parameters", "[engine]") {
   const auto qwen3 = synth::resolve_shape("qwen3-0.6b", {});
   REQUIRE(qwen3.has_value());
   CHECK(qwen3->q_width() == 2048);  // 16 heads of 128 on a width of 1024
+  const auto gemma = synth::resolve_shape("gemma-2-2b", {});
+  REQUIRE(gemma.has_value());
+  CHECK(gemma->sliding_window == 4096);
+  CHECK(gemma->q_width() == 2048);  // 8 heads of 256 on a width of 2304
+  const auto qwen3moe = synth::resolve_shape("qwen3-30b-a3b", {});
+  REQUIRE(qwen3moe.has_value());
+  CHECK(qwen3moe->num_experts == 128);
+  CHECK(qwen3moe->experts_used == 8);
+  CHECK(qwen3moe->expert_width() == 768);
+  const auto mixtral = synth::resolve_shape("mixtral-8x7b", {});
+  REQUIRE(mixtral.has_value());
+  CHECK(mixtral->expert_width() == 14336);
+  CHECK(synth::resolve_shape("qwen1.5-moe-a2.7b", {})->shared_width() == 5632);
+  for (const synth::ModelShape& s : synth::named_shapes()) CHECK_FALSE(s.name.empty());
   const auto llama = synth::resolve_shape("llama-3-8b", {});
   REQUIRE(llama.has_value());
   CHECK(llama->num_kv_heads == 8);

@@ -104,6 +104,22 @@ class CheckingBackend final : public kernels::Backend {
     check("gather_rows", src, dst);
     cpu_.gather_rows(src, rows, cols, dst);
   }
+  void select_experts(std::span<const float> logits, int32_t experts, int32_t k, bool normalize,
+                      std::span<int32_t> ids, std::span<float> weights) override {
+    check("select_experts", logits);
+    cpu_.select_experts(logits, experts, k, normalize, ids, weights);
+  }
+  void combine_experts(std::span<const float> src, std::span<const int32_t> slots,
+                       std::span<const float> weights, int32_t k, int64_t cols,
+                       std::span<float> out) override {
+    check("combine_experts", src, out);
+    cpu_.combine_experts(src, slots, weights, k, cols, out);
+  }
+  void add_sigmoid_gated(std::span<const float> x, std::span<const float> gate,
+                         std::span<float> out) override {
+    check("add_sigmoid_gated", x, gate, out);
+    cpu_.add_sigmoid_gated(x, gate, out);
+  }
 
  private:
   bool known(std::span<const float> s) const {
@@ -127,7 +143,10 @@ class CheckingBackend final : public kernels::Backend {
 }  // namespace
 
 TEST_CASE("The transformer computes only through its backend, with the CPU backend's logits", "[engine]") {
-  const auto path = engine::test::synth_tiny("backend_qwen2_q8_0", engine::synth::Arch::Qwen2,
+  // qwen2, and qwen2moe: its router, experts and gated shared expert
+  const auto arch = GENERATE(engine::synth::Arch::Qwen2, engine::synth::Arch::Qwen2Moe);
+  const bool moe = arch == engine::synth::Arch::Qwen2Moe;
+  const auto path = engine::test::synth_tiny(moe ? "backend_qwen2moe_q8_0" : "backend_qwen2_q8_0", arch,
                                              engine::synth::SynthDtype::Q8_0);
   auto file = engine::gguf::GgufFile::open(path);
   REQUIRE(file.has_value());
@@ -156,7 +175,13 @@ TEST_CASE("The transformer computes only through its backend, with the CPU backe
   CHECK(checking.calls["embedding"] == 1);
   CHECK(checking.calls["paged_attention_batch"] == layers);
   CHECK(checking.calls["store_kv"] == layers);
-  CHECK(checking.calls["matmul"] == 2 * layers + 1);  // attn_output, ffn_down; the output
+  if (moe) {
+    CHECK(checking.calls["select_experts"] == layers);
+    CHECK(checking.calls["combine_experts"] == layers);
+    CHECK(checking.calls["add_sigmoid_gated"] == layers);
+  } else {
+    CHECK(checking.calls["matmul"] == 2 * layers + 1);  // attn_output, ffn_down; the output
+  }
   CHECK(checking.calls["download"] == 1);
 }
 

@@ -38,9 +38,17 @@ ModelShape with_window(ModelShape s, int64_t window) {
   return s;
 }
 
-const std::array<ModelShape, 8>& shapes() {
+ModelShape with_experts(ModelShape s, int64_t experts, int64_t used, int64_t expert_ffn, int64_t shared_ffn) {
+  s.num_experts = experts;
+  s.experts_used = used;
+  s.expert_ffn = expert_ffn;
+  s.shared_ffn = shared_ffn;
+  return s;
+}
+
+std::span<const ModelShape> shapes() {
   //                                         layers embd heads kv hd   ffn    vocab   ctx     rope    eps tied
-  static const std::array<ModelShape, 8> kShapes{
+  static const auto kShapes = std::to_array<ModelShape>({
       // A small model for tests: every row a multiple of 256, so every dtype applies unchanged.
       make("tiny", Arch::Llama, 2, 256, 4, 2, 0, 512, 1024, 2048, 10000.f, 1e-5f, false),
       make("qwen2.5-0.5b", Arch::Qwen2, 24, 896, 14, 2, 0, 4864, 151936, 32768, 1000000.f, 1e-6f, true),
@@ -51,8 +59,53 @@ const std::array<ModelShape, 8>& shapes() {
       with_window(
           make("phi-3-mini", Arch::Phi3, 32, 3072, 32, 32, 0, 8192, 32064, 4096, 10000.f, 1e-5f, false),
           2047),
-  };
+      with_window(
+          make("gemma-2-2b", Arch::Gemma2, 26, 2304, 8, 4, 256, 9216, 256000, 8192, 10000.f, 1e-6f, true),
+          4096),
+      // Mixtures of experts: experts, used per token, expert FFN width, shared expert width.
+      with_experts(
+          make("mixtral-8x7b", Arch::Llama, 32, 4096, 32, 8, 0, 14336, 32000, 32768, 1000000.f, 1e-5f, false),
+          8, 2, 0, 0),
+      with_experts(make("qwen1.5-moe-a2.7b", Arch::Qwen2Moe, 24, 2048, 16, 16, 0, 5632, 151936, 8192,
+                        1000000.f, 1e-6f, false),
+                   60, 4, 1408, 5632),
+      with_experts(make("qwen3-30b-a3b", Arch::Qwen3Moe, 48, 2048, 32, 4, 128, 6144, 151936, 40960, 1000000.f,
+                        1e-6f, false),
+                   128, 8, 768, 0),
+  });
   return kShapes;
+}
+
+// The experts of a mixture-of-experts shape, as llama.cpp reads them (at most 256 experts).
+std::expected<void, Error> validate_experts(const ModelShape& s) {
+  auto fail = [](std::string what) { return std::unexpected(Error{std::move(what)}); };
+  const bool moe_arch = s.arch == Arch::Qwen2Moe || s.arch == Arch::Qwen3Moe;
+  if (moe_arch && !s.is_moe())
+    return fail(
+        fmt::format("{} is a mixture of experts: give --experts N and --experts-used K", to_string(s.arch)));
+  if (s.is_moe() && !moe_arch && s.arch != Arch::Llama)
+    return fail(fmt::format("{} has no experts (llama, qwen2moe and qwen3moe have)", to_string(s.arch)));
+  if (!s.is_moe()) {
+    if (s.experts_used != 0 || s.expert_ffn != 0 || s.shared_ffn != 0)
+      return fail("--experts-used, --expert-ffn and --shared-ffn need --experts");
+    return {};
+  }
+  if (s.num_experts < 1 || s.num_experts > 256)
+    return fail(fmt::format("experts must be in [1, 256] (got {})", s.num_experts));
+  if (s.experts_used < 1 || s.experts_used > s.num_experts)
+    return fail(
+        fmt::format("experts used must be in [1, experts = {}] (got {})", s.num_experts, s.experts_used));
+  if (s.expert_ffn < 0 || s.expert_ffn > (int64_t{1} << 20) || s.shared_ffn < 0 ||
+      s.shared_ffn > (int64_t{1} << 20))
+    return fail(fmt::format("expert FFN widths must be in [1, {}] (got {} and {})", int64_t{1} << 20,
+                            s.expert_ffn, s.shared_ffn));
+  if (s.expert_ffn > 0 && s.arch == Arch::Llama)
+    return fail("a llama with experts (Mixtral) has experts of the FFN width: give --ffn, not --expert-ffn");
+  if (s.shared_ffn > 0 && s.arch != Arch::Qwen2Moe)
+    return fail("only qwen2moe has a shared expert (--shared-ffn)");
+  if (s.arch == Arch::Qwen2Moe && s.tied_embeddings)
+    return fail("qwen2moe has its own output projection (llama.cpp requires output.weight): drop --tied");
+  return {};
 }
 
 }  // namespace
@@ -69,12 +122,17 @@ const char* to_string(Arch arch) {
       return "phi3";
     case Arch::Gemma2:
       return "gemma2";
+    case Arch::Qwen2Moe:
+      return "qwen2moe";
+    case Arch::Qwen3Moe:
+      return "qwen3moe";
   }
   return "unknown";
 }
 
 std::optional<Arch> parse_arch(std::string_view name) {
-  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3, Arch::Gemma2})
+  for (Arch a :
+       {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3, Arch::Gemma2, Arch::Qwen2Moe, Arch::Qwen3Moe})
     if (base::to_lower(name) == to_string(a)) return a;
   return std::nullopt;
 }
@@ -136,6 +194,10 @@ std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>&
   if (o.sliding_window) s.sliding_window = *o.sliding_window;
   if (o.attn_softcap) s.attn_softcap = *o.attn_softcap;
   if (o.final_softcap) s.final_softcap = *o.final_softcap;
+  if (o.num_experts) s.num_experts = *o.num_experts;
+  if (o.experts_used) s.experts_used = *o.experts_used;
+  if (o.expert_ffn) s.expert_ffn = *o.expert_ffn;
+  if (o.shared_ffn) s.shared_ffn = *o.shared_ffn;
   if (s.arch == Arch::Gemma2) {  // what every Gemma 2 has, unless given
     if (!o.sliding_window && s.sliding_window == 0) s.sliding_window = 4096;
     if (!o.tied_embeddings) s.tied_embeddings = true;
@@ -184,6 +246,7 @@ std::expected<void, Error> validate_shape(const ModelShape& s) {
         "gemma2 ties its output projection to token_embd (llama.cpp reads no output.weight): add --tied");
   if (s.arch == Arch::Phi3 && s.tied_embeddings)
     return fail("phi3 has its own output projection (llama.cpp requires output.weight): drop --tied");
+  if (auto ok = validate_experts(s); !ok) return ok;
   if (!(s.rope_base > 0)) return fail(fmt::format("rope base must be positive (got {})", s.rope_base));
   if (!(s.rms_eps > 0) || !(s.rms_eps < 1))
     return fail(fmt::format("rms eps must be in (0, 1) (got {})", s.rms_eps));

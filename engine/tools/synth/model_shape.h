@@ -1,5 +1,6 @@
 // The hyper-parameters of a decoder-only transformer to synthesize: named shapes with the real
-// models' published values (Qwen2.5, Qwen3, Llama 3 / 3.2, Phi-3, Gemma 2, and a tiny test shape), per-flag
+// models' published values (Qwen2.5, Qwen3, Llama 3 / 3.2, Phi-3, Gemma 2, the mixtures of experts Mixtral,
+// Qwen1.5-MoE and Qwen3-MoE, and a tiny test shape), per-flag
 // overrides, and the checks that make a shape loadable (heads divide the width, and so on).
 #pragma once
 
@@ -15,7 +16,8 @@
 namespace engine::synth {
 
 // Architectures whose tensor layout we write (llama.cpp's arch names).
-enum class Arch { Llama, Qwen2, Qwen3, Phi3, Gemma2 };
+// A llama with experts is Mixtral's layout.
+enum class Arch { Llama, Qwen2, Qwen3, Phi3, Gemma2, Qwen2Moe, Qwen3Moe };
 
 struct ModelShape {
   std::string name;  // a named shape, or "custom"
@@ -34,6 +36,17 @@ struct ModelShape {
   int64_t sliding_window = 0;    // phi3, gemma2 (even layers): each query sees its last N positions (0: all)
   float attn_softcap = 50.f;     // gemma2: cap * tanh(x / cap) of attention scores
   float final_softcap = 30.f;    // gemma2: the same of the final logits
+  // Mixture of experts (llama, qwen2moe, qwen3moe): each token's FFN is the weighted sum of the
+  // `experts_used` of `num_experts` expert FFNs its router picks (0 experts: a dense FFN).
+  int64_t num_experts = 0;
+  int64_t experts_used = 0;
+  int64_t expert_ffn = 0;  // each expert's FFN width (0: ffn)
+  int64_t shared_ffn = 0;  // qwen2moe: the shared expert's FFN width (0: ffn)
+
+  bool is_moe() const { return num_experts > 0; }
+  // The widths written: expert_ffn and shared_ffn with their defaults applied.
+  int64_t expert_width() const { return expert_ffn > 0 ? expert_ffn : ffn; }
+  int64_t shared_width() const { return shared_ffn > 0 ? shared_ffn : ffn; }
 
   // Query width num_heads * head_dim, and key/value width num_kv_heads * head_dim.
   int64_t q_width() const { return num_heads * head_dim; }
@@ -44,12 +57,12 @@ struct ModelShape {
 struct ShapeOverrides {
   std::optional<Arch> arch;
   std::optional<int64_t> num_layers, embd, num_heads, num_kv_heads, head_dim, ffn, vocab, context,
-      sliding_window;
+      sliding_window, num_experts, experts_used, expert_ffn, shared_ffn;
   std::optional<float> rope_base, rms_eps, attn_softcap, final_softcap;
   std::optional<bool> tied_embeddings;
 };
 
-// llama.cpp's name of an architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2").
+// llama.cpp's name of an architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2", "qwen2moe", "qwen3moe").
 const char* to_string(Arch arch);
 // The architecture of that name, or nullopt.
 std::optional<Arch> parse_arch(std::string_view name);
@@ -68,7 +81,8 @@ std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>&
                                                const ShapeOverrides& overrides);
 
 // Checks that the shape is consistent: sizes positive, heads divide embd (unless head_dim is
-// given), kv heads divide heads, head_dim even (RoPE rotates pairs), eps and rope base positive.
+// given), kv heads divide heads, head_dim even (RoPE rotates pairs), eps and rope base positive,
+// experts where the architecture has them (qwen2moe, qwen3moe; llama optionally) and 1 ≤ used ≤ experts.
 std::expected<void, Error> validate_shape(const ModelShape& shape);
 
 }  // namespace engine::synth

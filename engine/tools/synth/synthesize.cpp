@@ -130,6 +130,13 @@ void write_model_metadata(const ModelShape& s, SynthDtype dtype, const std::stri
     w.set_f32(arch + ".attn_logit_softcapping", s.attn_softcap);
     w.set_f32(arch + ".final_logit_softcapping", s.final_softcap);
   }
+  if (s.is_moe()) {
+    w.set_u32(arch + ".expert_count", u32(s.num_experts));
+    w.set_u32(arch + ".expert_used_count", u32(s.experts_used));
+    if (s.arch != Arch::Llama) w.set_u32(arch + ".expert_feed_forward_length", u32(s.expert_width()));
+    if (s.arch == Arch::Qwen2Moe)
+      w.set_u32(arch + ".expert_shared_feed_forward_length", u32(s.shared_width()));
+  }
   w.set_u32(arch + ".vocab_size", u32(s.vocab));
 }
 
@@ -157,9 +164,13 @@ std::expected<void, Error> check_options(const SynthOptions& options) {
   const double embd = static_cast<double>(shape.embd),
                q = static_cast<double>(shape.num_heads * shape.head_dim),
                kv = static_cast<double>(shape.num_kv_heads * shape.head_dim);
-  const double params = static_cast<double>(shape.num_layers) *
-                            (2 * embd * q + 2 * embd * kv + 3 * embd * static_cast<double>(shape.ffn)) +
-                        2 * embd * static_cast<double>(options.shape.vocab);
+  const double ffn_width =
+      shape.is_moe() ? static_cast<double>(shape.num_experts * shape.expert_width() +
+                                           (shape.arch == Arch::Qwen2Moe ? shape.shared_width() : 0))
+                     : static_cast<double>(shape.ffn);
+  const double params =
+      static_cast<double>(shape.num_layers) * (2 * embd * q + 2 * embd * kv + 3 * embd * ffn_width) +
+      2 * embd * static_cast<double>(options.shape.vocab);
   if (params > kMaxParams)
     return std::unexpected(
         Error{fmt::format("that shape has about {:.3g} parameters, more than synth writes (at most {:.3g})",

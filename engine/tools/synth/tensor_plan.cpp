@@ -46,6 +46,21 @@ class Planner {
     return {};
   }
 
+  // Every expert's matrix of `rows` rows of `row_len` values, stacked in one 3-D tensor
+  // [row_len, rows, experts] as llama.cpp stores them.
+  std::expected<void, Error> experts(std::string name, int64_t row_len, int64_t rows, int64_t experts,
+                                     float stddev) {
+    auto type = storage_type(name, row_len, false);
+    if (!type) return std::unexpected(type.error());
+    plan_.tensors.push_back({std::move(name), {row_len, rows, experts}, *type, Init::Normal, stddev});
+    return {};
+  }
+
+  // The router [row_len, rows]: F32 whatever the dtype, as llama.cpp's converter and quantizer keep it.
+  void router(std::string name, int64_t row_len, int64_t rows, float stddev) {
+    plan_.tensors.push_back({std::move(name), {row_len, rows}, GgmlType::F32, Init::Normal, stddev});
+  }
+
   TensorPlan take() { return std::move(plan_); }
 
  private:
@@ -85,13 +100,49 @@ class Planner {
   TensorPlan plan_;
 };
 
+float inv_sqrt(int64_t n) {
+  return 1.f / std::sqrt(static_cast<float>(n));
+}
+
+// The FFN's gate, up and down matrices (phi3: gate and up rows in one ffn_up).
+std::expected<void, Error> plan_dense_ffn(Planner& p, const ModelShape& s, const std::string& blk) {
+  const float residual_scale = 1.f / std::sqrt(2.f * static_cast<float>(s.num_layers));
+  if (s.arch == Arch::Phi3) {
+    if (auto ok = p.matrix(blk + "ffn_up.weight", s.embd, 2 * s.ffn, inv_sqrt(s.embd), false); !ok) return ok;
+  } else {
+    for (const char* name : {"ffn_gate", "ffn_up"})
+      if (auto ok = p.matrix(blk + name + ".weight", s.embd, s.ffn, inv_sqrt(s.embd), false); !ok) return ok;
+  }
+  return p.matrix(blk + "ffn_down.weight", s.ffn, s.embd, inv_sqrt(s.ffn) * residual_scale, false);
+}
+
+// A mixture-of-experts FFN: the router (ffn_gate_inp), the experts' gate, up and down matrices, and
+// qwen2moe's shared expert with its sigmoid gate (ffn_*_shexp).
+std::expected<void, Error> plan_experts(Planner& p, const ModelShape& s, const std::string& blk) {
+  const float residual_scale = 1.f / std::sqrt(2.f * static_cast<float>(s.num_layers));
+  const int64_t width = s.expert_width();
+  p.router(blk + "ffn_gate_inp.weight", s.embd, s.num_experts, inv_sqrt(s.embd));
+  for (const char* name : {"ffn_gate_exps", "ffn_up_exps"})
+    if (auto ok = p.experts(blk + name + ".weight", s.embd, width, s.num_experts, inv_sqrt(s.embd)); !ok)
+      return ok;
+  if (auto ok = p.experts(blk + "ffn_down_exps.weight", width, s.embd, s.num_experts,
+                          inv_sqrt(width) * residual_scale);
+      !ok)
+    return ok;
+  if (s.arch != Arch::Qwen2Moe) return {};
+  const int64_t shared = s.shared_width();
+  p.vector(blk + "ffn_gate_inp_shexp.weight", s.embd, Init::Normal, inv_sqrt(s.embd));
+  for (const char* name : {"ffn_gate_shexp", "ffn_up_shexp"})
+    if (auto ok = p.matrix(blk + name + ".weight", s.embd, shared, inv_sqrt(s.embd), false); !ok) return ok;
+  return p.matrix(blk + "ffn_down_shexp.weight", shared, s.embd, inv_sqrt(shared) * residual_scale, false);
+}
+
 }  // namespace
 
 std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dtype) {
   if (s.vocab <= 0)
     return std::unexpected(Error{"the vocabulary size is not known (give --vocab or --tokenizer)"});
   Planner p(dtype);
-  const auto inv_sqrt = [](int64_t n) { return 1.f / std::sqrt(static_cast<float>(n)); };
   const float residual_scale = 1.f / std::sqrt(2.f * static_cast<float>(s.num_layers));
 
   if (auto ok = p.matrix("token_embd.weight", s.embd, s.vocab, 0.02f, s.tied_embeddings); !ok)
@@ -111,9 +162,10 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
       if (fused) break;
       if (auto ok = p.matrix(blk + name + ".weight", s.embd, width, inv_sqrt(s.embd), false); !ok)
         return std::unexpected(ok.error());
-      if (s.arch == Arch::Qwen2) p.vector(blk + name + ".bias", width, Init::Normal, 0.02f);
+      if (s.arch == Arch::Qwen2 || s.arch == Arch::Qwen2Moe)
+        p.vector(blk + name + ".bias", width, Init::Normal, 0.02f);
     }
-    if (s.arch == Arch::Qwen3) {
+    if (s.arch == Arch::Qwen3 || s.arch == Arch::Qwen3Moe) {
       p.vector(blk + "attn_q_norm.weight", s.head_dim, Init::Ones);
       p.vector(blk + "attn_k_norm.weight", s.head_dim, Init::Ones);
     }
@@ -123,16 +175,7 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
       return std::unexpected(ok.error());
     if (s.arch == Arch::Gemma2) p.vector(blk + "post_attention_norm.weight", s.embd, Init::Ones);
     p.vector(blk + "ffn_norm.weight", s.embd, Init::Ones);
-    if (fused) {
-      if (auto ok = p.matrix(blk + "ffn_up.weight", s.embd, 2 * s.ffn, inv_sqrt(s.embd), false); !ok)
-        return std::unexpected(ok.error());
-    } else {
-      for (const char* name : {"ffn_gate", "ffn_up"})
-        if (auto ok = p.matrix(blk + name + ".weight", s.embd, s.ffn, inv_sqrt(s.embd), false); !ok)
-          return std::unexpected(ok.error());
-    }
-    if (auto ok = p.matrix(blk + "ffn_down.weight", s.ffn, s.embd, inv_sqrt(s.ffn) * residual_scale, false);
-        !ok)
+    if (auto ok = s.is_moe() ? plan_experts(p, s, blk) : plan_dense_ffn(p, s, blk); !ok)
       return std::unexpected(ok.error());
     if (s.arch == Arch::Gemma2) p.vector(blk + "post_ffw_norm.weight", s.embd, Init::Ones);
   }

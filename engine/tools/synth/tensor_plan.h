@@ -1,7 +1,8 @@
 // Which tensors a synthesized model has, with llama.cpp's names, shapes and storage types, and how
 // each is initialised. Storage types follow llama.cpp's conventions: 1-D tensors (norms, biases)
-// stay F32; in q4_k files output.weight (and token_embd when it doubles as the output) is Q6_K and
-// rows that are not a multiple of 256 fall back as llama-quantize does (Q4_K -> Q5_0, Q6_K -> Q8_0).
+// and MoE routers (ffn_gate_inp) stay F32; in q4_k files output.weight (and token_embd when it doubles as the
+// output) is Q6_K and rows that are not a multiple of 256 fall back as llama-quantize does (Q4_K -> Q5_0,
+// Q6_K -> Q8_0).
 #pragma once
 
 #include <cstdint>
