@@ -156,9 +156,10 @@ void add_synth_command(CLI::App& root, Action& action) {
   cmd->add_option("--arch", f.arch,
                   "Architecture: llama (with --experts: Mixtral), qwen2 (q/k/v biases), qwen3 (q/k norms), "
                   "phi3 (fused q/k/v and gate/up, a sliding window), gemma2 (post-norms, GELU, soft caps, a "
-                  "window on even layers), qwen2moe (experts, a shared expert, q/k/v biases) or qwen3moe "
+                  "window on even layers), gemma3 (post-norms, GELU, q/k norms, a window on 5 of 6 layers), "
+                  "qwen2moe (experts, a shared expert, q/k/v biases) or qwen3moe "
                   "(experts, q/k norms); default: the shape's")
-      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3", "gemma2", "qwen2moe", "qwen3moe"},
+      ->check(CLI::IsMember({"llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3", "qwen2moe", "qwen3moe"},
                             CLI::ignore_case));
   cmd->add_option("--shape", f.shape, "Named shape: " + engine::synth::shape_names())
       ->check([](const std::string& s) {
@@ -179,8 +180,8 @@ void add_synth_command(CLI::App& root, Action& action) {
   cmd->add_option("--rope-base", f.rope_base, "RoPE frequency base");
   cmd->add_option("--rms-eps", f.rms_eps, "RMSNorm epsilon");
   cmd->add_option("--sliding-window", f.sliding_window,
-                  "phi3, gemma2 (even layers): each query attends to its last N positions (0: all; "
-                  "phi-3-mini: 2047, gemma-2-2b: 4096)");
+                  "phi3, gemma2 (even layers), gemma3 (5 of 6 layers): each query attends to its last N "
+                  "positions (0: all; phi-3-mini: 2047, gemma-2-2b: 4096, gemma-3-1b: 512)");
   cmd->add_option("--attn-softcap", f.attn_softcap, "gemma2: soft cap of the attention scores (Gemma 2: 50)");
   cmd->add_option("--final-softcap", f.final_softcap, "gemma2: soft cap of the final logits (Gemma 2: 30)");
   cmd->add_option("--experts", f.experts,

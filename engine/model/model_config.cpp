@@ -149,21 +149,38 @@ int32_t phi3_window(KeyReader& k, const ModelShape& s) {
   return fallback;
 }
 
+// What Gemma 2 and 3 share: the embedding scaled by sqrt(width), post-norms, GeGLU, and queries
+// scaled by 1 / sqrt(head_dim), or 1 / sqrt(width / heads) where `scale_by_width` (the 27Bs).
+void read_gemma_common(ModelConfig& c, bool scale_by_width) {
+  c.embedding_scale = std::sqrt(static_cast<float>(c.shape.embedding_dim));
+  c.post_norms = true;
+  c.gelu_ffn = true;
+  const int32_t query_dim = scale_by_width ? c.shape.embedding_dim / c.shape.num_heads : c.shape.head_dim;
+  c.query_scale = 1.0f / std::sqrt(static_cast<float>(query_dim));
+}
+
 // Gemma 2, as llama.cpp reads it: a 4096-position window on the even layers unless the file says
 // otherwise, soft caps 50 (attention) and 30 (final logits) unless given, the embedding scaled by
 // sqrt(width), and queries by 1 / sqrt(head_dim) — 1 / sqrt(width / heads) for the 46-layer 27B,
 // whose query_pre_attn_scalar is that.
 void read_gemma2(KeyReader& k, ModelConfig& c) {
   c.sliding_window = k.optional("attention.sliding_window", 1, kMaxContext, 4096);
-  c.window_on_even_layers_only = true;
+  c.window_pattern = 2;
   c.attn_softcap = static_cast<float>(k.real("attn_logit_softcapping", 0.0, 1e6, 50.0));
   c.final_softcap = static_cast<float>(k.real("final_logit_softcapping", 0.0, 1e6, 30.0));
-  c.embedding_scale = std::sqrt(static_cast<float>(c.shape.embedding_dim));
-  c.post_norms = true;
-  c.gelu_ffn = true;
-  const int32_t query_dim =
-      c.shape.num_layers == 46 ? c.shape.embedding_dim / c.shape.num_heads : c.shape.head_dim;
-  c.query_scale = 1.0f / std::sqrt(static_cast<float>(query_dim));
+  read_gemma_common(c, c.shape.num_layers == 46);
+}
+
+// Gemma 3, as llama.cpp reads it: five of every six layers slide a window (the file's) with rope
+// base 10000 unscaled, the sixth attends to all with the file's rope; q and k normalised per head;
+// no soft caps; queries scaled as Gemma 2's (by width / heads for the 62-layer 27B).
+void read_gemma3(KeyReader& k, ModelConfig& c) {
+  c.sliding_window = k.need("attention.sliding_window", 1, kMaxContext);
+  c.window_pattern = 6;
+  c.rope_freq_base_window = 10000.0f;
+  c.rope_freq_scale_window = 1.0f;
+  c.qk_norm = true;
+  read_gemma_common(c, c.shape.num_layers == 62);
 }
 
 // The experts of a mixture-of-experts file, as llama.cpp reads them: qwen2moe and qwen3moe must
@@ -203,12 +220,12 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   };
   const auto arch = file.get_string("general.architecture");
   if (!arch) return fail("missing metadata key 'general.architecture'");
-  static constexpr std::string_view kArchs[] = {"llama",  "qwen2",    "qwen3",   "phi3",
-                                                "gemma2", "qwen2moe", "qwen3moe"};
+  static constexpr std::string_view kArchs[] = {"llama",  "qwen2",  "qwen3",    "phi3",
+                                                "gemma2", "gemma3", "qwen2moe", "qwen3moe"};
   if (std::find(std::begin(kArchs), std::end(kArchs), *arch) == std::end(kArchs))
     return fail(
         fmt::format("architecture '{}' is not supported (supported: llama, qwen2, qwen3, phi3, gemma2, "
-                    "qwen2moe, qwen3moe)",
+                    "gemma3, qwen2moe, qwen3moe)",
                     *arch));
   const std::string p = *arch + ".";
 
@@ -224,6 +241,7 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   if (!k.problem()) read_rope(file, k, p, c);
   if (!k.problem() && *arch == "phi3") c.sliding_window = phi3_window(k, c.shape);
   if (!k.problem() && *arch == "gemma2") read_gemma2(k, c);
+  if (!k.problem() && *arch == "gemma3") read_gemma3(k, c);
   if (!k.problem()) read_experts(k, *arch, c);
   if (k.problem()) return fail(*k.problem());
   if (file.find_tensor("rope_factors_long.weight") || file.find_tensor("rope_factors_short.weight"))

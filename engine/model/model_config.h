@@ -2,8 +2,8 @@
 // `.embedding_length`, `.attention.head_count[_kv]`, `.attention.key_length`, `.feed_forward_length`,
 // `.context_length`, `.rope.*`, `.attention.layer_norm_rms_epsilon`) plus the vocabulary size from
 // the token embedding. Supported architectures: llama (with experts: Mixtral), qwen2, qwen3, phi3
-// (fused q/k/v and gate/up tensors, a sliding window on every layer), gemma2 (below) and the
-// mixtures of experts qwen2moe and qwen3moe (below).
+// (fused q/k/v and gate/up tensors, a sliding window on every layer), gemma2 and gemma3 (below)
+// and the mixtures of experts qwen2moe and qwen3moe (below).
 #pragma once
 
 #include <expected>
@@ -24,14 +24,20 @@ struct ModelConfig {
   kernels::RopeStyle rope_style = kernels::RopeStyle::Normal;
   int32_t rope_dim = 0;  // rotated dimensions per head (`.rope.dimension_count`, default head_dim)
   float rope_freq_base = 10000.0f;
-  float rope_freq_scale = 1.0f;             // 1 / linear scaling factor
-  bool qk_norm = false;                     // per-head RMSNorm of q and k before rope (qwen3)
-  int32_t sliding_window = 0;               // > 0: each query sees its last `sliding_window` positions
-  bool window_on_even_layers_only = false;  // gemma2: layers 0, 2, 4... slide, the others see all
+  float rope_freq_scale = 1.0f;  // 1 / linear scaling factor
+  bool qk_norm = false;          // per-head RMSNorm of q and k before rope (qwen3, gemma3)
+  int32_t sliding_window = 0;    // > 0: each query sees its last `sliding_window` positions
+  // Which layers slide: all (0), or those with l % window_pattern < window_pattern - 1, the others
+  // seeing every position (gemma2: 2, layers 0, 2, 4...; gemma3: 6, five of every six).
+  int32_t window_pattern = 0;
+  // Rope of the sliding layers where it differs from the others' (gemma3: base 10000, no scaling;
+  // 0: the same as the other layers).
+  float rope_freq_base_window = 0.0f;
+  float rope_freq_scale_window = 1.0f;
 
-  // Gemma 2: x = token_embd[t] * embedding_scale; each block's attention and FFN outputs
+  // Gemma 2 and 3: x = token_embd[t] * embedding_scale; each block's attention and FFN outputs
   // RMS-normalised again before their residual add; gelu(gate) * up; attention scores and the
-  // final logits soft-capped (cap * tanh(x / cap)); queries scaled by query_scale.
+  // final logits soft-capped (cap * tanh(x / cap); Gemma 2 only); queries scaled by query_scale.
   float embedding_scale = 1.0f;
   bool post_norms = false;
   bool gelu_ffn = false;
@@ -52,7 +58,9 @@ struct ModelConfig {
 
   bool is_moe() const { return num_experts > 0; }
   // The sliding window of layer `l` (0: none).
-  int32_t window_of(int32_t l) const { return window_on_even_layers_only && l % 2 != 0 ? 0 : sliding_window; }
+  int32_t window_of(int32_t l) const {
+    return window_pattern == 0 || l % window_pattern < window_pattern - 1 ? sliding_window : 0;
+  }
 };
 
 // The config of the model in `file`, or an Error naming the file and the missing or bad key.

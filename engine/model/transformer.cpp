@@ -20,6 +20,11 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights, std::unique_p
   rope_.freq_base = config_.rope_freq_base;
   rope_.freq_scale = config_.rope_freq_scale;
   rope_.freq_factors = weights_.rope_freqs.empty() ? nullptr : weights_.rope_freqs.data();
+  window_rope_ = rope_;
+  if (config_.rope_freq_base_window > 0) {  // gemma3: the sliding layers' own rope
+    window_rope_.freq_base = config_.rope_freq_base_window;
+    window_rope_.freq_scale = config_.rope_freq_scale_window;
+  }
 }
 
 std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const gguf::GgufFile& file,
@@ -99,15 +104,17 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
     be.rmsnorm(a.q, L.q_norm, hd, eps, a.q);
     be.rmsnorm(a.k, L.k_norm, hd, eps, a.k);
   }
-  // q, k rotated by each row's position
-  be.rope(a.q, batch.positions, s.num_heads, hd, rope_);
-  be.rope(a.k, batch.positions, s.num_kv_heads, hd, rope_);
+  // q, k rotated by each row's position (gemma3: sliding layers with their own base)
+  const int32_t window = config_.window_of(l);
+  const kernels::RopeParams& rope = window > 0 ? window_rope_ : rope_;
+  be.rope(a.q, batch.positions, s.num_heads, hd, rope);
+  be.rope(a.k, batch.positions, s.num_kv_heads, hd, rope);
   // cache[slot of row r] = (k[r], v[r])
   be.store_kv(cache.mutable_layer(l), a.k, a.v, slots_);
   // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
   // (its last `sliding_window` ones, where the model has a window), every sequence in one call
   kernels::KvLayerView kv = cache.layer_view(l);
-  kv.window = config_.window_of(l);  // phi3, gemma2: each row sees its last `window` positions only
+  kv.window = window;  // phi3, gemma2, gemma3: each row sees its last `window` positions only
   be.paged_attention_batch(a.q, batch.positions, s.num_heads, kv, attn_seqs_, {scale, config_.attn_softcap},
                            a.attn);
   // x = x + attn·Woᵀ (gemma2: x + rmsnorm(attn·Woᵀ) * post_attention_norm)

@@ -72,6 +72,7 @@ class Transformer final : public LanguageModel {
   ModelConfig config_;
   ModelWeights weights_;
   kernels::RopeParams rope_;
+  kernels::RopeParams window_rope_;  // the sliding-window layers' (gemma3's differ; else rope_)
   std::unique_ptr<kernels::Backend> backend_;
 
   // Scratch buffers on the backend's device, reused across calls (sized for the largest batch

@@ -1,5 +1,6 @@
 // CPU rmsnorm, swiglu, geglu, scale, add, add_bias, softmax and embedding: plain loops (memory-bound, cheap
 // next to matmul and attention, and auto-vectorised where the compiler can).
+#include <array>
 #include <cassert>
 #include <cmath>
 
@@ -32,18 +33,31 @@ void swiglu(std::span<const float> gate, std::span<const float> up, std::span<fl
   }
 }
 
+namespace {
+
+// GELU's tanh form 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x³))) of every F16 value x, rounded to
+// F16, indexed by x's bits: ggml's table, and a lookup instead of a tanh per element.
+const std::array<uint16_t, 65536>& gelu_f16_table() {
+  static const auto table = [] {
+    constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f, kCoef = 0.044715f;
+    std::array<uint16_t, 65536> t{};
+    for (size_t i = 0; i < t.size(); ++i) {
+      const float x = f16_to_f32(static_cast<uint16_t>(i));
+      t[i] = f32_to_f16(0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoef * x * x))));
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
   assert(gate.size() == up.size() && out.size() == gate.size());
-  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f, kCoef = 0.044715f;
+  const std::array<uint16_t, 65536>& table = gelu_f16_table();
   for (size_t i = 0; i < out.size(); ++i) {
     const float g = gate[i];
-    float gelu = g;
-    if (g <= -10.0f) {
-      gelu = 0.0f;
-    } else if (g < 10.0f) {
-      const float x = f16_to_f32(f32_to_f16(g));
-      gelu = f16_to_f32(f32_to_f16(0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoef * x * x)))));
-    }
+    const float gelu = g <= -10.0f ? 0.0f : g >= 10.0f ? g : f16_to_f32(table[f32_to_f16(g)]);
     out[i] = gelu * up[i];
   }
 }

@@ -65,11 +65,12 @@ TEST_CASE("A mixed batch of sequences gives each row its logits from running alo
                               ModelKind{"batch_qwen3_f16", Arch::Qwen3, SynthDtype::F16},
                               ModelKind{"batch_phi3_q8_0_window_6", Arch::Phi3, SynthDtype::Q8_0, 6},
                               ModelKind{"batch_gemma2_q4_k_window_6", Arch::Gemma2, SynthDtype::Q4_K, 6},
+                              ModelKind{"batch_gemma3_q8_0_window_6", Arch::Gemma3, SynthDtype::Q8_0, 6},
                               ModelKind{"batch_mixtral_q4_k", Arch::Llama, SynthDtype::Q4_K, 0, 8},
                               ModelKind{"batch_qwen2moe_q8_0", Arch::Qwen2Moe, SynthDtype::Q8_0, 0, 8},
                               ModelKind{"batch_qwen3moe_f16", Arch::Qwen3Moe, SynthDtype::F16, 0, 8}}) {
     SECTION(mk.name) {
-      const bool tied = mk.arch == Arch::Gemma2;  // as every Gemma 2
+      const bool tied = mk.arch == Arch::Gemma2 || mk.arch == Arch::Gemma3;  // as every Gemma 2 and 3
       const auto path = engine::test::synth_tiny(mk.name, mk.arch, mk.dtype, 1, tied, mk.window, mk.experts);
       auto file = engine::gguf::GgufFile::open(path);
       REQUIRE(file.has_value());

@@ -329,6 +329,12 @@ TEST_CASE("Named shapes carry the published hyper-parameters", "[engine]") {
   REQUIRE(gemma.has_value());
   CHECK(gemma->sliding_window == 4096);
   CHECK(gemma->q_width() == 2048);  // 8 heads of 256 on a width of 2304
+  const auto gemma3 = synth::resolve_shape("gemma-3-1b", {});
+  REQUIRE(gemma3.has_value());
+  CHECK(gemma3->arch == Arch::Gemma3);
+  CHECK(gemma3->sliding_window == 512);
+  CHECK(gemma3->head_dim == 256);
+  CHECK(gemma3->tied_embeddings);
   const auto qwen3moe = synth::resolve_shape("qwen3-30b-a3b", {});
   REQUIRE(qwen3moe.has_value());
   CHECK(qwen3moe->num_experts == 128);

@@ -62,6 +62,9 @@ std::span<const ModelShape> shapes() {
       with_window(
           make("gemma-2-2b", Arch::Gemma2, 26, 2304, 8, 4, 256, 9216, 256000, 8192, 10000.f, 1e-6f, true),
           4096),
+      with_window(
+          make("gemma-3-1b", Arch::Gemma3, 26, 1152, 4, 1, 256, 6912, 262144, 32768, 1000000.f, 1e-6f, true),
+          512),
       // Mixtures of experts: experts, used per token, expert FFN width, shared expert width.
       with_experts(
           make("mixtral-8x7b", Arch::Llama, 32, 4096, 32, 8, 0, 14336, 32000, 32768, 1000000.f, 1e-5f, false),
@@ -122,6 +125,8 @@ const char* to_string(Arch arch) {
       return "phi3";
     case Arch::Gemma2:
       return "gemma2";
+    case Arch::Gemma3:
+      return "gemma3";
     case Arch::Qwen2Moe:
       return "qwen2moe";
     case Arch::Qwen3Moe:
@@ -131,8 +136,8 @@ const char* to_string(Arch arch) {
 }
 
 std::optional<Arch> parse_arch(std::string_view name) {
-  for (Arch a :
-       {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3, Arch::Gemma2, Arch::Qwen2Moe, Arch::Qwen3Moe})
+  for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Phi3, Arch::Gemma2, Arch::Gemma3,
+                 Arch::Qwen2Moe, Arch::Qwen3Moe})
     if (base::to_lower(name) == to_string(a)) return a;
   return std::nullopt;
 }
@@ -198,8 +203,8 @@ std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>&
   if (o.experts_used) s.experts_used = *o.experts_used;
   if (o.expert_ffn) s.expert_ffn = *o.expert_ffn;
   if (o.shared_ffn) s.shared_ffn = *o.shared_ffn;
-  if (s.arch == Arch::Gemma2) {  // what every Gemma 2 has, unless given
-    if (!o.sliding_window && s.sliding_window == 0) s.sliding_window = 4096;
+  if (s.arch == Arch::Gemma2 || s.arch == Arch::Gemma3) {  // what every Gemma 2 / 3 has, unless given
+    if (!o.sliding_window && s.sliding_window == 0) s.sliding_window = s.arch == Arch::Gemma2 ? 4096 : 512;
     if (!o.tied_embeddings) s.tied_embeddings = true;
   }
   if (s.num_kv_heads == 0) s.num_kv_heads = s.num_heads;
@@ -234,16 +239,19 @@ std::expected<void, Error> validate_shape(const ModelShape& s) {
     return fail(fmt::format("head dim {} must be even (RoPE rotates pairs)", s.head_dim));
   if (s.sliding_window < 0 || s.sliding_window > kMaxSize)
     return fail(fmt::format("sliding window must be in [0, {}] (got {})", kMaxSize, s.sliding_window));
-  if (s.sliding_window > 0 && s.arch != Arch::Phi3 && s.arch != Arch::Gemma2)
-    return fail(fmt::format("{} has no sliding window (phi3 and gemma2 have)", to_string(s.arch)));
+  const bool gemma = s.arch == Arch::Gemma2 || s.arch == Arch::Gemma3;
+  if (s.sliding_window > 0 && s.arch != Arch::Phi3 && !gemma)
+    return fail(fmt::format("{} has no sliding window (phi3, gemma2 and gemma3 have)", to_string(s.arch)));
   if (!(s.attn_softcap > 0) || !(s.final_softcap > 0) || s.attn_softcap > 1e6 || s.final_softcap > 1e6)
     return fail(
         fmt::format("soft caps must be in (0, 1e6] (got {} and {})", s.attn_softcap, s.final_softcap));
-  if (s.arch == Arch::Gemma2 && s.sliding_window == 0)
-    return fail("gemma2 slides a window over its even layers: give --sliding-window N > 0");
-  if (s.arch == Arch::Gemma2 && !s.tied_embeddings)
-    return fail(
-        "gemma2 ties its output projection to token_embd (llama.cpp reads no output.weight): add --tied");
+  if (gemma && s.sliding_window == 0)
+    return fail(fmt::format("{} slides a window over {} layers: give --sliding-window N > 0",
+                            to_string(s.arch), s.arch == Arch::Gemma2 ? "its even" : "five of every six"));
+  if (gemma && !s.tied_embeddings)
+    return fail(fmt::format(
+        "{} ties its output projection to token_embd (llama.cpp reads no output.weight): add --tied",
+        to_string(s.arch)));
   if (s.arch == Arch::Phi3 && s.tied_embeddings)
     return fail("phi3 has its own output projection (llama.cpp requires output.weight): drop --tied");
   if (auto ok = validate_experts(s); !ok) return ok;

@@ -1,7 +1,7 @@
 // The hyper-parameters of a decoder-only transformer to synthesize: named shapes with the real
-// models' published values (Qwen2.5, Qwen3, Llama 3 / 3.2, Phi-3, Gemma 2, the mixtures of experts Mixtral,
-// Qwen1.5-MoE and Qwen3-MoE, and a tiny test shape), per-flag
-// overrides, and the checks that make a shape loadable (heads divide the width, and so on).
+// models' published values (Qwen2.5, Qwen3, Llama 3 / 3.2, Phi-3, Gemma 2 and 3, the mixtures of experts
+// Mixtral, Qwen1.5-MoE and Qwen3-MoE, and a tiny test shape), per-flag overrides, and the checks that make a
+// shape loadable (heads divide the width, and so on).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace engine::synth {
 
 // Architectures whose tensor layout we write (llama.cpp's arch names).
 // A llama with experts is Mixtral's layout.
-enum class Arch { Llama, Qwen2, Qwen3, Phi3, Gemma2, Qwen2Moe, Qwen3Moe };
+enum class Arch { Llama, Qwen2, Qwen3, Phi3, Gemma2, Gemma3, Qwen2Moe, Qwen3Moe };
 
 struct ModelShape {
   std::string name;  // a named shape, or "custom"
@@ -33,9 +33,10 @@ struct ModelShape {
   float rope_base = 10000.f;
   float rms_eps = 1e-5f;
   bool tied_embeddings = false;  // output projection shares token_embd (no output.weight)
-  int64_t sliding_window = 0;    // phi3, gemma2 (even layers): each query sees its last N positions (0: all)
-  float attn_softcap = 50.f;     // gemma2: cap * tanh(x / cap) of attention scores
-  float final_softcap = 30.f;    // gemma2: the same of the final logits
+  int64_t sliding_window =
+      0;  // phi3, gemma2 (even layers), gemma3 (5 of 6): each query sees its last N positions
+  float attn_softcap = 50.f;   // gemma2: cap * tanh(x / cap) of attention scores
+  float final_softcap = 30.f;  // gemma2: the same of the final logits
   // Mixture of experts (llama, qwen2moe, qwen3moe): each token's FFN is the weighted sum of the
   // `experts_used` of `num_experts` expert FFNs its router picks (0 experts: a dense FFN).
   int64_t num_experts = 0;
@@ -62,7 +63,8 @@ struct ShapeOverrides {
   std::optional<bool> tied_embeddings;
 };
 
-// llama.cpp's name of an architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2", "qwen2moe", "qwen3moe").
+// llama.cpp's name of an architecture ("llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3", "qwen2moe",
+// "qwen3moe").
 const char* to_string(Arch arch);
 // The architecture of that name, or nullopt.
 std::optional<Arch> parse_arch(std::string_view name);

@@ -124,7 +124,7 @@ void write_model_metadata(const ModelShape& s, SynthDtype dtype, const std::stri
   w.set_u32(arch + ".rope.dimension_count", u32(s.head_dim));
   w.set_f32(arch + ".rope.freq_base", s.rope_base);
   w.set_f32(arch + ".attention.layer_norm_rms_epsilon", s.rms_eps);
-  if (s.arch == Arch::Phi3 || s.arch == Arch::Gemma2)
+  if (s.arch == Arch::Phi3 || s.arch == Arch::Gemma2 || s.arch == Arch::Gemma3)
     w.set_u32(arch + ".attention.sliding_window", u32(s.sliding_window));
   if (s.arch == Arch::Gemma2) {
     w.set_f32(arch + ".attn_logit_softcapping", s.attn_softcap);

@@ -165,7 +165,7 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
       if (s.arch == Arch::Qwen2 || s.arch == Arch::Qwen2Moe)
         p.vector(blk + name + ".bias", width, Init::Normal, 0.02f);
     }
-    if (s.arch == Arch::Qwen3 || s.arch == Arch::Qwen3Moe) {
+    if (s.arch == Arch::Qwen3 || s.arch == Arch::Qwen3Moe || s.arch == Arch::Gemma3) {
       p.vector(blk + "attn_q_norm.weight", s.head_dim, Init::Ones);
       p.vector(blk + "attn_k_norm.weight", s.head_dim, Init::Ones);
     }
@@ -173,11 +173,12 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
                            inv_sqrt(s.q_width()) * residual_scale, false);
         !ok)
       return std::unexpected(ok.error());
-    if (s.arch == Arch::Gemma2) p.vector(blk + "post_attention_norm.weight", s.embd, Init::Ones);
+    const bool gemma = s.arch == Arch::Gemma2 || s.arch == Arch::Gemma3;
+    if (gemma) p.vector(blk + "post_attention_norm.weight", s.embd, Init::Ones);
     p.vector(blk + "ffn_norm.weight", s.embd, Init::Ones);
     if (auto ok = s.is_moe() ? plan_experts(p, s, blk) : plan_dense_ffn(p, s, blk); !ok)
       return std::unexpected(ok.error());
-    if (s.arch == Arch::Gemma2) p.vector(blk + "post_ffw_norm.weight", s.embd, Init::Ones);
+    if (gemma) p.vector(blk + "post_ffw_norm.weight", s.embd, Init::Ones);
   }
   p.vector("output_norm.weight", s.embd, Init::Ones);
   if (!s.tied_embeddings)
