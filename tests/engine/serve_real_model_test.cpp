@@ -94,6 +94,17 @@ TEST_CASE("Serving invariance with a sliding window: a prefix hit longer than th
   arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, 1000, kTol);
 }
 
+TEST_CASE("Serving invariance with experts and with gemma3's interleaved windows", "[engine]") {
+  // qwen2moe: each row's experts chosen per row, whatever the batch holds. gemma3: both layers of
+  // the tiny shape slide a 6-position window (five of every six do), tied embeddings.
+  const auto arch = GENERATE(engine::synth::Arch::Qwen2Moe, engine::synth::Arch::Gemma3);
+  const bool gemma3 = arch == engine::synth::Arch::Gemma3;
+  const auto path = engine::test::synth_tiny(gemma3 ? "serve_gemma3_window_6" : "serve_qwen2moe", arch,
+                                             engine::synth::SynthDtype::Q8_0, 1, gemma3, gemma3 ? 6 : 0);
+  auto model = load(path);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, 1000, kTol);
+}
+
 TEST_CASE("Serving invariance on every other test model", "[engine][slow]") {
   for (const char* name : {"llama-spm-gqa-f16.gguf", "llama-spm-gqa-bf16.gguf", "llama-spm-gqa-q6_k.gguf",
                            "llama-spm-gqa-q4_k_m.gguf", "qwen2-bpe-tied-q4_k_m.gguf"}) {
