@@ -45,6 +45,11 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
   if (!config) return std::unexpected(config.error());
   CapacityPlan plan;
   plan.shape = config->shape;
+  plan.num_experts = config->num_experts;
+  plan.experts_used = config->experts_used;
+  plan.sliding_window = config->sliding_window;
+  for (int32_t l = 0; l < config->shape.num_layers; ++l)
+    plan.sliding_layers += config->window_of(l) > 0 ? 1 : 0;
   plan.kv_dtype = request.kv_dtype;
   plan.block_size = request.block_size;
   if (request.block_size < 1)
@@ -115,6 +120,15 @@ std::string format_plan(const CapacityPlan& p) {
   std::string out = fmt::format(
       "model: {}, {} layers, {} heads ({} KV) of {}, embedding {}, vocab {}, trained context {}\n", s.arch,
       s.num_layers, s.num_heads, s.num_kv_heads, s.head_dim, s.embedding_dim, s.vocab_size, s.context_length);
+  if (p.num_experts > 0)
+    out += fmt::format("experts: {} per layer, {} per token (every expert's weights stay loaded)\n",
+                       p.num_experts, p.experts_used);
+  if (p.sliding_layers > 0)
+    out += fmt::format(
+        "sliding window: {} positions on {} of {} layers; their K/V is kept for every position too, as for "
+        "the "
+        "other layers (a window-only cache is not built yet)\n",
+        p.sliding_window, p.sliding_layers, s.num_layers);
   out += fmt::format("weights: {}", format_bytes(p.weight_bytes));
   if (p.weight_copy_bytes)
     out += fmt::format(" ({} in the file + {} for the repacked copy of the tied output)",

@@ -31,6 +31,10 @@ struct PlanRequest {
 
 struct CapacityPlan {
   ModelShape shape;
+  int32_t num_experts = 0;     // a mixture of experts: experts per layer (0: dense)
+  int32_t experts_used = 0;    // experts each token runs through
+  int32_t sliding_window = 0;  // positions a sliding layer attends to (0: none)
+  int32_t sliding_layers = 0;  // how many of the layers slide
   KvDtype kv_dtype = KvDtype::F16;
   int32_t block_size = kDefaultKvBlockSize;
   int64_t context = 0;

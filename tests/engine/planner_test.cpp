@@ -103,3 +103,26 @@ TEST_CASE("The plan counts the repacked copy of a tied output", "[engine]") {
   CHECK(plain->weight_copy_bytes == 0);
   CHECK(plain->weight_bytes == in_file);
 }
+
+TEST_CASE("The plan names a mixture's experts and the sliding layers", "[engine]") {
+  const auto moe = test::synth_tiny("plan_qwen3moe", synth::Arch::Qwen3Moe, synth::SynthDtype::Q8_0);
+  auto file = gguf::GgufFile::open(moe);
+  REQUIRE(file.has_value());
+  auto plan = plan_capacity(*file, PlanRequest{});
+  REQUIRE(plan);
+  CHECK(plan->num_experts == 8);
+  CHECK(plan->experts_used == 2);
+  CHECK(plan->sliding_layers == 0);
+  CHECK(format_plan(*plan).find("experts: 8 per layer, 2 per token") != std::string::npos);
+
+  // gemma2: the even layers of 2 slide.
+  const auto gemma =
+      test::synth_tiny("plan_gemma2", synth::Arch::Gemma2, synth::SynthDtype::Q8_0, 1, true, 6);
+  file = gguf::GgufFile::open(gemma);
+  REQUIRE(file.has_value());
+  plan = plan_capacity(*file, PlanRequest{});
+  REQUIRE(plan);
+  CHECK(plan->sliding_window == 6);
+  CHECK(plan->sliding_layers == 1);
+  CHECK(format_plan(*plan).find("sliding window: 6 positions on 1 of 2 layers") != std::string::npos);
+}
