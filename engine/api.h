@@ -93,6 +93,7 @@ class Engine {
 struct ModelOptions {
   int num_threads = 0;        // compute threads for its kernels (0 = all cores)
   std::string chat_template;  // a family name or format string (ChatTemplate::from_spec); "" = the file's
+  int64_t context = 0;  // the longest sequence to serve: picks LongRoPE's factors (0 = the trained context)
 };
 
 // A GGUF model opened for serving: the network, its tokenizer and its chat template, so callers

@@ -100,6 +100,7 @@ struct RopeParams {
   float freq_base = 10000.0f;           // theta_i = pos * freq_scale * base^(-2i/rot_dim) / factor_i
   float freq_scale = 1.0f;              // linear rope scaling: 1 / factor
   const float* freq_factors = nullptr;  // optional [rot_dim / 2] divisors (Llama 3.1 rope_freqs), host
+  float attn_factor = 1.0f;             // cos and sin scaled by it (LongRoPE's magnitude correction)
 };
 
 // How attention scores a key: scale * q·k, then, with a soft cap, cap * tanh(score / cap) (Gemma 2

@@ -24,7 +24,7 @@ namespace {
 struct SynthFlags {
   std::string arch, shape, dtype, tokenizer, corpus, output, name;
   int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0,
-          sliding_window = 0, experts = 0, experts_used = 0, expert_ffn = 0, shared_ffn = 0;
+          sliding_window = 0, experts = 0, experts_used = 0, expert_ffn = 0, shared_ffn = 0, longrope = 0;
   float rope_base = 0, rms_eps = 0, attn_softcap = 0, final_softcap = 0;
   uint64_t seed = 0;
   int threads = 0;
@@ -94,6 +94,7 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   if (given("--experts-used")) o.experts_used = f.experts_used;
   if (given("--expert-ffn")) o.expert_ffn = f.expert_ffn;
   if (given("--shared-ffn")) o.shared_ffn = f.shared_ffn;
+  if (given("--longrope")) o.longrope_original_context = f.longrope;
   if (f.tied) o.tied_embeddings = true;
   if (f.untied) o.tied_embeddings = false;
 
@@ -190,6 +191,9 @@ void add_synth_command(CLI::App& root, Action& action) {
   cmd->add_option("--expert-ffn", f.expert_ffn,
                   "qwen2moe, qwen3moe: each expert's FFN width (default: --ffn)");
   cmd->add_option("--shared-ffn", f.shared_ffn, "qwen2moe: the shared expert's FFN width (default: --ffn)");
+  cmd->add_option("--longrope", f.longrope,
+                  "phi3: LongRoPE factors (rope_factors_long / short) for an original context of N tokens "
+                  "(Phi-3.5-mini: 4096 of 131072)");
   auto* tied =
       cmd->add_flag("--tied", f.tied, "Share token_embd as the output projection (no output.weight)");
   cmd->add_flag("--untied", f.untied, "Write a separate output.weight")->excludes(tied);

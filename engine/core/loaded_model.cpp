@@ -10,7 +10,7 @@ namespace engine {
 
 std::expected<std::unique_ptr<LoadedModel>, Error> LoadedModel::open(const std::string& path,
                                                                      ModelOptions options) {
-  auto model = Model::load(path, options.num_threads);
+  auto model = Model::load(path, options.num_threads, options.context);
   if (!model) return std::unexpected(model.error());
   auto chat = ChatTemplate::for_model((*model)->file(), (*model)->tokenizer(), options.chat_template);
   if (!chat) {

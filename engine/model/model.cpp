@@ -8,12 +8,13 @@ namespace engine {
 Model::Model(gguf::GgufFile file) : file_(std::move(file)) {}
 Model::~Model() = default;
 
-std::expected<std::unique_ptr<Model>, Error> Model::load(const std::string& path, int num_threads) {
+std::expected<std::unique_ptr<Model>, Error> Model::load(const std::string& path, int num_threads,
+                                                         int64_t context) {
   auto file = gguf::GgufFile::open(path);
   if (!file) return std::unexpected(file.error());
   std::unique_ptr<Model> model(new Model(std::move(*file)));
   // The network's views point into model->file_'s mapping, which lives as long as the model.
-  auto network = Transformer::from_gguf(model->file_, num_threads);
+  auto network = Transformer::from_gguf(model->file_, num_threads, context);
   if (!network) return std::unexpected(network.error());
   model->network_ = std::move(*network);
   auto tokenizer = Tokenizer::from_gguf(model->file_);

@@ -20,7 +20,9 @@ class Model {
  public:
   // Maps `path`, binds the network (kernels on num_threads threads, 0 = all cores) and builds the
   // tokenizer; any problem is an Error naming the file and what is wrong.
-  static std::expected<std::unique_ptr<Model>, Error> load(const std::string& path, int num_threads = 0);
+  // `context`: the longest sequence it will run (0: the trained context; see Transformer::from_gguf).
+  static std::expected<std::unique_ptr<Model>, Error> load(const std::string& path, int num_threads = 0,
+                                                           int64_t context = 0);
   ~Model();
 
   // The mapped GGUF file.

@@ -120,9 +120,17 @@ void read_rope(const gguf::GgufFile& file, KeyReader& k, const std::string& p, M
     return k.note(fmt::format("rope.dimension_count {} must be even and at most the head size {}", c.rope_dim,
                               head_dim));
   c.rope_freq_base = static_cast<float>(k.real("rope.freq_base", 1.0, kMaxRopeBase, 10000.0));
-  const std::string scaling = file.get_string(p + "rope.scaling.type").value_or("none");
-  if (scaling != "none" && scaling != "linear")
-    return k.note(fmt::format("rope scaling '{}' is not supported (supported: none, linear)", scaling));
+  c.rope_original_context =
+      k.optional("rope.scaling.original_context_length", 1, kMaxContext, c.shape.context_length);
+  c.rope_attn_factor = static_cast<float>(k.real("rope.scaling.attn_factor", 0.0, 100.0, 1.0));
+  const bool longrope = file.find_tensor("rope_factors_long.weight") != nullptr;
+  const std::string scaling =
+      file.get_string(p + "rope.scaling.type").value_or(longrope ? "longrope" : "none");
+  if (scaling == "longrope" && !longrope)
+    return k.note("rope scaling 'longrope' without the rope_factors_long / rope_factors_short tensors");
+  if (scaling != "none" && scaling != "linear" && scaling != "longrope")
+    return k.note(
+        fmt::format("rope scaling '{}' is not supported (supported: none, linear, longrope)", scaling));
   const char* key = file.get_float(p + "rope.scaling.factor") ? "rope.scaling.factor" : "rope.scale_linear";
   if (!file.get_float(p + key)) return;
   // 0 means "no scaling" in files llama.cpp writes; otherwise a positive factor.
@@ -244,10 +252,6 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
   if (!k.problem() && *arch == "gemma3") read_gemma3(k, c);
   if (!k.problem()) read_experts(k, *arch, c);
   if (k.problem()) return fail(*k.problem());
-  if (file.find_tensor("rope_factors_long.weight") || file.find_tensor("rope_factors_short.weight"))
-    return fail(
-        "LongRoPE (rope_factors_long / rope_factors_short, as in Phi-3-128k and Phi-3.5) is not supported "
-        "yet; the 4k-context Phi-3 models are");
 
   // The vocabulary is the token embedding's row count.
   const auto* embd = file.find_tensor("token_embd.weight");

@@ -25,8 +25,13 @@ struct ModelConfig {
   int32_t rope_dim = 0;  // rotated dimensions per head (`.rope.dimension_count`, default head_dim)
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // 1 / linear scaling factor
-  bool qk_norm = false;          // per-head RMSNorm of q and k before rope (qwen3, gemma3)
-  int32_t sliding_window = 0;    // > 0: each query sees its last `sliding_window` positions
+  // LongRoPE (Phi-3-128k, Phi-3.5: rope_factors_long / rope_factors_short tensors): the long factors
+  // serve contexts past rope_original_context, the short ones the rest; cos and sin are scaled by
+  // rope_attn_factor (`rope.scaling.attn_factor`), as llama.cpp does.
+  int32_t rope_original_context = 0;  // `rope.scaling.original_context_length` (default: trained context)
+  float rope_attn_factor = 1.0f;
+  bool qk_norm = false;        // per-head RMSNorm of q and k before rope (qwen3, gemma3)
+  int32_t sliding_window = 0;  // > 0: each query sees its last `sliding_window` positions
   // Which layers slide: all (0), or those with l % window_pattern < window_pattern - 1, the others
   // seeing every position (gemma2: 2, layers 0, 2, 4...; gemma3: 6, five of every six).
   int32_t window_pattern = 0;

@@ -230,6 +230,10 @@ std::expected<ModelWeights, Error> bind_weights(const gguf::GgufFile& file, cons
   // A model without output.weight ties its output projection to the token embedding.
   w.output = b.has("output.weight") ? b.matrix("output.weight", s.vocab_size, embd) : w.token_embd;
   if (b.has("rope_freqs.weight")) w.rope_freqs = b.vector("rope_freqs.weight", config.rope_dim / 2);
+  if (b.has("rope_factors_long.weight") || b.has("rope_factors_short.weight")) {  // LongRoPE: both
+    w.rope_factors_long = b.vector("rope_factors_long.weight", config.rope_dim / 2);
+    w.rope_factors_short = b.vector("rope_factors_short.weight", config.rope_dim / 2);
+  }
 
   for (int32_t l = 0; l < s.num_layers; ++l) {
     const std::string p = fmt::format("blk.{}.", l);

@@ -60,9 +60,11 @@ struct LayerWeights {
 struct ModelWeights {
   kernels::MatrixView token_embd;  // [vocab, embd]
   std::vector<LayerWeights> layers;
-  std::span<const float> output_norm;  // [embd]
-  kernels::MatrixView output;          // [vocab, embd]: output.weight, or token_embd when tied
-  std::span<const float> rope_freqs;   // [rope_dim / 2] frequency divisors, or empty
+  std::span<const float> output_norm;         // [embd]
+  kernels::MatrixView output;                 // [vocab, embd]: output.weight, or token_embd when tied
+  std::span<const float> rope_freqs;          // [rope_dim / 2] frequency divisors in use, or empty
+  std::span<const float> rope_factors_long;   // LongRoPE: [rope_dim / 2] divisors past the original context
+  std::span<const float> rope_factors_short;  // and within it (Transformer::from_gguf picks one)
   std::vector<std::shared_ptr<std::byte[]>> repacked;  // what repacked views point into
 };
 

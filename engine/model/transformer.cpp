@@ -20,6 +20,7 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights, std::unique_p
   rope_.freq_base = config_.rope_freq_base;
   rope_.freq_scale = config_.rope_freq_scale;
   rope_.freq_factors = weights_.rope_freqs.empty() ? nullptr : weights_.rope_freqs.data();
+  rope_.attn_factor = config_.rope_attn_factor;
   window_rope_ = rope_;
   if (config_.rope_freq_base_window > 0) {  // gemma3: the sliding layers' own rope
     window_rope_.freq_base = config_.rope_freq_base_window;
@@ -28,13 +29,18 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights, std::unique_p
 }
 
 std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const gguf::GgufFile& file,
-                                                                          int num_threads) {
+                                                                          int num_threads, int64_t context) {
   auto backend = kernels::make_cpu_backend(num_threads);
   if (!backend) return std::unexpected(Error{backend.error()});
   auto config = read_model_config(file);
   if (!config) return std::unexpected(config.error());
   auto weights = bind_weights(file, *config);
   if (!weights) return std::unexpected(weights.error());
+  // LongRoPE: the long factors for contexts past the original one, else the short ones
+  const int64_t serving = context > 0 ? context : config->shape.context_length;
+  if (!weights->rope_factors_long.empty())
+    weights->rope_freqs =
+        serving > config->rope_original_context ? weights->rope_factors_long : weights->rope_factors_short;
   return std::make_unique<Transformer>(std::move(*config), std::move(*weights), std::move(*backend));
 }
 

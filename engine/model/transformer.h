@@ -31,9 +31,11 @@ class Transformer final : public LanguageModel {
   Transformer(ModelConfig config, ModelWeights weights, std::unique_ptr<kernels::Backend> backend);
 
   // Reads the config and binds the weights of `file` (which must outlive the transformer), on a
-  // CPU backend of `num_threads` threads (0 = all cores).
+  // CPU backend of `num_threads` threads (0 = all cores). `context`: the longest sequence it will
+  // run (0: the trained context), which picks LongRoPE's long or short factors as llama.cpp does.
   static std::expected<std::unique_ptr<Transformer>, Error> from_gguf(const gguf::GgufFile& file,
-                                                                      int num_threads = 0);
+                                                                      int num_threads = 0,
+                                                                      int64_t context = 0);
 
   const ModelShape& shape() const override { return config_.shape; }
   // Every hyper-parameter, rope and norm settings included.

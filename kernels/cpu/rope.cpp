@@ -1,5 +1,6 @@
 // CPU rotary position embedding, "normal" (adjacent pairs) and "neox" (half-split pairs) styles,
-// with optional per-frequency divisors (Llama 3.1 rope_freqs) and linear position scaling.
+// with optional per-frequency divisors (Llama 3.1 rope_freqs, LongRoPE's factors), linear position
+// scaling and LongRoPE's attention factor (cos and sin multiplied by it, as ggml does).
 #include <cassert>
 #include <cmath>
 #include <vector>
@@ -24,8 +25,8 @@ void rope(std::span<float> x, std::span<const int32_t> positions, int32_t num_he
   for (size_t r = 0; r < positions.size(); ++r) {
     for (int32_t i = 0; i < half; ++i) {
       const double theta = positions[r] * inv_freq[static_cast<size_t>(i)];
-      cos_t[static_cast<size_t>(i)] = static_cast<float>(std::cos(theta));
-      sin_t[static_cast<size_t>(i)] = static_cast<float>(std::sin(theta));
+      cos_t[static_cast<size_t>(i)] = static_cast<float>(std::cos(theta)) * p.attn_factor;
+      sin_t[static_cast<size_t>(i)] = static_cast<float>(std::sin(theta)) * p.attn_factor;
     }
     for (int32_t h = 0; h < num_heads; ++h) {
       float* v = x.data() + (r * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) * head_dim;

@@ -112,10 +112,11 @@ void check_greedy(engine::LanguageModel& model, const std::vector<int32_t>& toke
 // `reference` (one JSON line per case line).
 void compare_with_llama_cpp(const std::string& name, const std::filesystem::path& model_path,
                             const std::filesystem::path& cases_path,
-                            const std::filesystem::path& reference_path, double tolerance) {
+                            const std::filesystem::path& reference_path, double tolerance,
+                            int64_t context = 0) {
   auto file = engine::gguf::GgufFile::open(model_path.string());
   REQUIRE(file.has_value());
-  auto model = engine::Transformer::from_gguf(*file);
+  auto model = engine::Transformer::from_gguf(*file, 0, context);
   REQUIRE(model.has_value());
   auto cases = engine::read_eval_cases(cases_path.string());
   REQUIRE(cases.has_value());
@@ -232,4 +233,32 @@ TEST_CASE("Logits match llama.cpp on synthesized models of the other architectur
       std::filesystem::remove(options.output_path);
     }
   }
+}
+
+// LongRoPE (Phi-3-128k, Phi-3.5): a phi3 of context 1024 with factors for an original context of
+// 256 and the converter's attention factor; llama.cpp picks the short factors for a 256-position
+// context and the long ones for 512 (tests/data/reference/README.md), and so must arena.
+TEST_CASE("LongRoPE matches llama.cpp with its short and its long factors", "[engine]") {
+  namespace synth = engine::synth;
+  const std::filesystem::path dir = arena::test::source_data_dir() / "reference";
+  synth::ShapeOverrides o;
+  o.arch = synth::Arch::Phi3;
+  o.num_kv_heads = 2;
+  o.context = 1024;
+  o.sliding_window = 300;
+  o.longrope_original_context = 256;
+  o.vocab = 1024;
+  auto shape = synth::resolve_shape("tiny", o);
+  REQUIRE(shape.has_value());
+  synth::SynthOptions options;
+  options.shape = *shape;
+  options.dtype = synth::SynthDtype::F32;
+  options.seed = 7;
+  options.output_path = arena::test::synth_temp_path("phi3-longrope-f32.gguf");
+  REQUIRE(synth::synthesize(options).has_value());
+  for (const auto& [name, context] :
+       {std::pair{"phi3-longrope-short-f32", 256}, {"phi3-longrope-long-f32", 512}})
+    compare_with_llama_cpp(name, options.output_path, dir / "cases-swa.txt",
+                           dir / fmt::format("{}.jsonl", name), 1e-3, context);
+  std::filesystem::remove(options.output_path);
 }

@@ -38,6 +38,11 @@ ModelShape with_window(ModelShape s, int64_t window) {
   return s;
 }
 
+ModelShape with_longrope(ModelShape s, int64_t original_context) {
+  s.longrope_original_context = original_context;
+  return s;
+}
+
 ModelShape with_experts(ModelShape s, int64_t experts, int64_t used, int64_t expert_ffn, int64_t shared_ffn) {
   s.num_experts = experts;
   s.experts_used = used;
@@ -59,6 +64,10 @@ std::span<const ModelShape> shapes() {
       with_window(
           make("phi-3-mini", Arch::Phi3, 32, 3072, 32, 32, 0, 8192, 32064, 4096, 10000.f, 1e-5f, false),
           2047),
+      with_longrope(with_window(make("phi-3.5-mini", Arch::Phi3, 32, 3072, 32, 32, 0, 8192, 32064, 131072,
+                                     10000.f, 1e-5f, false),
+                                262144),
+                    4096),
       with_window(
           make("gemma-2-2b", Arch::Gemma2, 26, 2304, 8, 4, 256, 9216, 256000, 8192, 10000.f, 1e-6f, true),
           4096),
@@ -203,6 +212,7 @@ std::expected<ModelShape, Error> resolve_shape(const std::optional<std::string>&
   if (o.experts_used) s.experts_used = *o.experts_used;
   if (o.expert_ffn) s.expert_ffn = *o.expert_ffn;
   if (o.shared_ffn) s.shared_ffn = *o.shared_ffn;
+  if (o.longrope_original_context) s.longrope_original_context = *o.longrope_original_context;
   if (s.arch == Arch::Gemma2 || s.arch == Arch::Gemma3) {  // what every Gemma 2 / 3 has, unless given
     if (!o.sliding_window && s.sliding_window == 0) s.sliding_window = s.arch == Arch::Gemma2 ? 4096 : 512;
     if (!o.tied_embeddings) s.tied_embeddings = true;
@@ -255,6 +265,11 @@ std::expected<void, Error> validate_shape(const ModelShape& s) {
   if (s.arch == Arch::Phi3 && s.tied_embeddings)
     return fail("phi3 has its own output projection (llama.cpp requires output.weight): drop --tied");
   if (auto ok = validate_experts(s); !ok) return ok;
+  if (s.longrope_original_context != 0 && s.arch != Arch::Phi3)
+    return fail(fmt::format("{} has no LongRoPE (phi3 has)", to_string(s.arch)));
+  if (s.longrope_original_context < 0 || s.longrope_original_context >= s.context)
+    return fail(fmt::format("the LongRoPE original context must be in [1, context = {}) (got {})", s.context,
+                            s.longrope_original_context));
   if (!(s.rope_base > 0)) return fail(fmt::format("rope base must be positive (got {})", s.rope_base));
   if (!(s.rms_eps > 0) || !(s.rms_eps < 1))
     return fail(fmt::format("rms eps must be in (0, 1) (got {})", s.rms_eps));

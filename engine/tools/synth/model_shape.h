@@ -43,6 +43,10 @@ struct ModelShape {
   int64_t experts_used = 0;
   int64_t expert_ffn = 0;  // each expert's FFN width (0: ffn)
   int64_t shared_ffn = 0;  // qwen2moe: the shared expert's FFN width (0: ffn)
+  // phi3 LongRoPE (Phi-3-128k, Phi-3.5): the original context the short factors serve, written with
+  // rope_factors_long / rope_factors_short and the attention factor llama.cpp's converter computes
+  // (0: none).
+  int64_t longrope_original_context = 0;
 
   bool is_moe() const { return num_experts > 0; }
   // The widths written: expert_ffn and shared_ffn with their defaults applied.
@@ -58,7 +62,7 @@ struct ModelShape {
 struct ShapeOverrides {
   std::optional<Arch> arch;
   std::optional<int64_t> num_layers, embd, num_heads, num_kv_heads, head_dim, ffn, vocab, context,
-      sliding_window, num_experts, experts_used, expert_ffn, shared_ffn;
+      sliding_window, num_experts, experts_used, expert_ffn, shared_ffn, longrope_original_context;
   std::optional<float> rope_base, rms_eps, attn_softcap, final_softcap;
   std::optional<bool> tied_embeddings;
 };

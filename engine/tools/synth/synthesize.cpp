@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -44,6 +45,10 @@ void generate_rows(const PlannedTensor& t, uint64_t key, int64_t first, int64_t 
       for (int64_t r = task * kRowsPerTask; r < end; ++r) {
         if (t.init == Init::Ones)
           std::fill(row.begin(), row.end(), 1.0f);
+        else if (t.init == Init::LongFactors || t.init == Init::ShortFactors)
+          for (int64_t i = 0; i < row_len; ++i)
+            row[static_cast<size_t>(i)] =
+                1.0f + (t.init == Init::LongFactors ? 0.25f : 0.02f) * static_cast<float>(i);
         else
           fill_normal_row(key, first + r, t.stddev, row.data(), row_len);
         kernels::quantize_row(t.type, row.data(), out + static_cast<size_t>(r) * row_bytes, row_len);
@@ -129,6 +134,13 @@ void write_model_metadata(const ModelShape& s, SynthDtype dtype, const std::stri
   if (s.arch == Arch::Gemma2) {
     w.set_f32(arch + ".attn_logit_softcapping", s.attn_softcap);
     w.set_f32(arch + ".final_logit_softcapping", s.final_softcap);
+  }
+  if (s.longrope_original_context > 0) {  // as llama.cpp's converter writes Phi-3.5
+    const double scale = static_cast<double>(s.context) / static_cast<double>(s.longrope_original_context);
+    w.set_u32(arch + ".rope.scaling.original_context_length", u32(s.longrope_original_context));
+    w.set_f32(arch + ".rope.scaling.attn_factor",
+              static_cast<float>(std::sqrt(
+                  1 + std::log(scale) / std::log(static_cast<double>(s.longrope_original_context)))));
   }
   if (s.is_moe()) {
     w.set_u32(arch + ".expert_count", u32(s.num_experts));

@@ -180,6 +180,10 @@ std::expected<TensorPlan, Error> plan_tensors(const ModelShape& s, SynthDtype dt
       return std::unexpected(ok.error());
     if (gemma) p.vector(blk + "post_ffw_norm.weight", s.embd, Init::Ones);
   }
+  if (s.longrope_original_context > 0) {
+    p.vector("rope_factors_long.weight", s.head_dim / 2, Init::LongFactors);
+    p.vector("rope_factors_short.weight", s.head_dim / 2, Init::ShortFactors);
+  }
   p.vector("output_norm.weight", s.embd, Init::Ones);
   if (!s.tied_embeddings)
     if (auto ok = p.matrix("output.weight", s.embd, s.vocab, inv_sqrt(s.embd), true); !ok)

@@ -20,7 +20,8 @@
 namespace engine::synth {
 
 // How a tensor's values are made.
-enum class Init { Normal, Ones };
+// LongFactors / ShortFactors: LongRoPE's frequency divisors, 1 + 0.25 i and 1 + 0.02 i for pair i.
+enum class Init { Normal, Ones, LongFactors, ShortFactors };
 
 struct PlannedTensor {
   std::string name;
