@@ -267,8 +267,9 @@ std::expected<void, Error> validate_shape(const ModelShape& s) {
   if (auto ok = validate_experts(s); !ok) return ok;
   if (s.longrope_original_context != 0 && s.arch != Arch::Phi3)
     return fail(fmt::format("{} has no LongRoPE (phi3 has)", to_string(s.arch)));
-  if (s.longrope_original_context < 0 || s.longrope_original_context >= s.context)
-    return fail(fmt::format("the LongRoPE original context must be in [1, context = {}) (got {})", s.context,
+  if (s.longrope_original_context != 0 &&
+      (s.longrope_original_context < 2 || s.longrope_original_context >= s.context))
+    return fail(fmt::format("the LongRoPE original context must be in [2, context = {}) (got {})", s.context,
                             s.longrope_original_context));
   if (!(s.rope_base > 0)) return fail(fmt::format("rope base must be positive (got {})", s.rope_base));
   if (!(s.rms_eps > 0) || !(s.rms_eps < 1))
