@@ -43,8 +43,8 @@ struct EngineInbox {
 };
 
 struct Engine::Impl {
-  Impl(LanguageModel& model, const Tokenizer& tok, EngineConfig cfg, int32_t num_blocks)
-      : config(std::move(cfg)), tokenizer(tok), core(model, tok, config, num_blocks) {}
+  Impl(LanguageModel& model, const Tokenizer& tok, EngineConfig cfg, KvBlocks blocks)
+      : config(std::move(cfg)), tokenizer(tok), core(model, tok, config, blocks) {}
 
   // The engine thread: take the inbox, step, deliver, until stopped.
   void loop();
@@ -165,17 +165,26 @@ std::expected<std::unique_ptr<Engine>, Error> Engine::create(LanguageModel& mode
         fmt::format("max_num_seqs ({}), max_num_batched_tokens ({}) and max_queue ({}) must all be >= 1",
                     s.max_num_seqs, s.max_num_batched_tokens, s.max_queue)});
   if (model.shape().vocab_size < 1) return std::unexpected(Error{"the model has an empty vocabulary"});
-  const auto num_blocks = kv_cache_blocks_for(model.shape(), config.cache);
-  if (!num_blocks) return std::unexpected(num_blocks.error());
+  const auto blocks = kv_cache_blocks_for(model.shape(), config);
+  if (!blocks) return std::unexpected(blocks.error());
   if (config.logger) {
     const auto shape = kv_cache_shape(model.shape(), config.cache);
+    const size_t bs = static_cast<size_t>(config.cache.block_size);
+    const size_t bytes = blocks->window_blocks > 0
+                             ? shape.bytes_per_token(false) * bs * blocks->blocks +
+                                   shape.bytes_per_token(true) * bs * blocks->window_blocks
+                             : shape.bytes_per_block() * blocks->blocks;
+    const std::string window = blocks->window_blocks > 0
+                                   ? fmt::format(" ({} of the {} sliding-window layers)",
+                                                 blocks->window_blocks, shape.num_sliding_layers())
+                                   : "";
     config.logger(
-        fmt::format("KV cache: {} blocks of {} tokens, {} ({:.1f} MiB), prefix cache {}, {} batching",
-                    *num_blocks, config.cache.block_size, to_string(config.cache.dtype),
-                    static_cast<double>(shape.bytes_per_block()) * *num_blocks / (1 << 20),
-                    config.cache.enable_prefix_cache ? "on" : "off", to_string(s.mode)));
+        fmt::format("KV cache: {} blocks of {} tokens{}, {} ({:.1f} MiB), prefix cache {}, {} batching",
+                    blocks->blocks, config.cache.block_size, window, to_string(config.cache.dtype),
+                    static_cast<double>(bytes) / (1 << 20), config.cache.enable_prefix_cache ? "on" : "off",
+                    to_string(s.mode)));
   }
-  auto impl = std::make_unique<Impl>(model, tokenizer, std::move(config), *num_blocks);
+  auto impl = std::make_unique<Impl>(model, tokenizer, std::move(config), *blocks);
   Impl* raw = impl.get();
   std::unique_ptr<Engine> engine(new Engine(std::move(impl)));
   raw->thread = std::thread([raw] { raw->loop(); });

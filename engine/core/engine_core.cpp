@@ -19,20 +19,22 @@ double seconds(Clock::duration d) {
 }  // namespace
 
 EngineCore::EngineCore(LanguageModel& model, const Tokenizer& tokenizer, const EngineConfig& config,
-                       int32_t num_blocks)
+                       KvBlocks blocks)
     : config_(config),
       model_(model),
       tokenizer_(tokenizer),
       pieces_(tokenizer, std::min(tokenizer.vocab_size(), model.shape().vocab_size)),
       sample_vocab_(std::min(tokenizer.vocab_size(), model.shape().vocab_size)),
-      cache_(KvCacheShape{model.shape().num_layers, model.shape().num_kv_heads, model.shape().head_dim,
-                          config.cache.block_size, config.cache.dtype},
-             num_blocks),
-      pool_(num_blocks, config.cache.block_size),
-      kv_(pool_, config.cache.enable_prefix_cache),
+      cache_(kv_cache_shape(model.shape(), config.cache), blocks.blocks, blocks.window_blocks),
+      pool_(blocks.blocks, config.cache.block_size),
+      window_pool_(std::max(0, blocks.window_blocks - 1), config.cache.block_size),  // the last: zeros
+      kv_(pool_, config.cache.enable_prefix_cache, blocks.window_blocks > 0 ? &window_pool_ : nullptr,
+          model.shape().sliding_window),
       scheduler_(config.scheduler, kv_),
       runner_(model, cache_) {
-  metrics_.kv_blocks_total = num_blocks;
+  assert(blocks.window_blocks == 0 || (model.shape().num_sliding_layers() > 0 &&
+                                       blocks.window_blocks >= min_window_blocks(model.shape(), config)));
+  metrics_.kv_blocks_total = blocks.blocks;
 }
 
 void EngineCore::log(std::string_view message) const {

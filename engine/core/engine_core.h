@@ -17,6 +17,7 @@
 
 #include "engine/core/block_pool.h"
 #include "engine/core/engine_config.h"
+#include "engine/core/kv_budget.h"
 #include "engine/core/kv_cache_manager.h"
 #include "engine/core/metrics.h"
 #include "engine/core/model_runner.h"
@@ -53,9 +54,9 @@ using LogitsObserver = std::function<void(SeqId, int32_t, std::span<const float>
 
 class EngineCore {
  public:
-  // A core over `model` and `tokenizer` (both outlive it) with a cache of `num_blocks` blocks.
-  EngineCore(LanguageModel& model, const Tokenizer& tokenizer, const EngineConfig& config,
-             int32_t num_blocks);
+  // A core over `model` and `tokenizer` (both outlive it) with a cache of `blocks` (window
+  // blocks, where given, at least min_window_blocks).
+  EngineCore(LanguageModel& model, const Tokenizer& tokenizer, const EngineConfig& config, KvBlocks blocks);
 
   // Checks `request` and makes its sequence (prompt tokens, sampling state, constraint), or an
   // error saying what is wrong. Reads only immutable state: safe from any thread.
@@ -78,6 +79,8 @@ class EngineCore {
   int32_t num_waiting() const { return scheduler_.num_waiting(); }
   int32_t num_running() const { return scheduler_.num_running(); }
   const BlockPool& block_pool() const { return pool_; }
+  // The sliding-window layers' own blocks (empty where they share block_pool's).
+  const BlockPool& window_pool() const { return window_pool_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
   // Tokens the KV cache can hold in all.
   int64_t cache_capacity_tokens() const { return int64_t{pool_.num_blocks()} * pool_.block_size(); }
@@ -103,6 +106,7 @@ class EngineCore {
   int32_t sample_vocab_;  // logits columns that are real tokens of the tokenizer
   PagedKvCache cache_;
   BlockPool pool_;
+  BlockPool window_pool_;
   KvCacheManager kv_;
   Scheduler scheduler_;
   ModelRunner runner_;

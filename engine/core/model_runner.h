@@ -15,8 +15,10 @@
 namespace engine {
 
 // The flattened batch of one step: sequences in `out.seqs` order, their rows contiguous; a
-// logit row for each sequence whose chunk ends at its last token.
-ForwardBatch build_forward_batch(const SchedulerOutput& out);
+// logit row for each sequence whose chunk ends at its last token. With `zero_window_block` >= 0
+// (the sliding layers have blocks of their own, that one never written), each sequence's window
+// table too, the released blocks before its window naming the zero block.
+ForwardBatch build_forward_batch(const SchedulerOutput& out, int32_t zero_window_block = -1);
 
 class ModelRunner {
  public:

@@ -207,6 +207,7 @@ void Scheduler::update_after_step(const SchedulerOutput& out) {
   for (const auto& s : out.seqs) {
     s.seq->num_computed_tokens += s.num_new_tokens;
     kv_.cache_full_blocks(*s.seq);
+    kv_.slide_window(*s.seq);
   }
 }
 

@@ -28,6 +28,11 @@ struct SeqKvState {
   int32_t num_hashed_blocks = 0;  // leading full blocks already registered or found in the cache
   BlockHash last_hash = 0;        // chain hash of block num_hashed_blocks - 1
   PrefixId last_prefix = 0;       // prefix id of block num_hashed_blocks - 1 (0 = empty prefix)
+  // Where the sliding layers have a pool of their own: their block of each entry of block_table.
+  // Only blocks the window still covers are held, [window_begin, block_table.size()); those
+  // before were released (entries left empty).
+  std::vector<BlockId> window_table;
+  int32_t window_begin = 0;
 };
 
 class Sequence {

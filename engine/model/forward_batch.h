@@ -16,6 +16,11 @@ struct BatchSeq {
   int32_t num_context = 0;  // positions already in the KV cache before this step
   int32_t first_row = 0;    // first row of this sequence in the batch
   int32_t num_rows = 0;     // rows this step, at positions num_context .. num_context + num_rows - 1
+  // Where the cache gives the sliding layers a storage of their own (PagedKvCache::window_blocks):
+  // their block of each entry of block_table, those before the window naming a block of zeros
+  // that no row writes (the attention kernel may read a tile's keys before the window, never
+  // their values' weight). Empty otherwise: the sliding layers use block_table.
+  std::vector<int32_t> window_table;
 };
 
 struct ForwardBatch {

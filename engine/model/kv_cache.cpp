@@ -44,26 +44,36 @@ kernels::GgmlType kv_type(KvDtype dtype) {
 
 }  // namespace
 
+int32_t KvCacheShape::num_sliding_layers() const {
+  return static_cast<int32_t>(std::ranges::count(sliding, true));
+}
+
 size_t KvCacheShape::bytes_per_token() const {
   return 2 * static_cast<size_t>(num_layers) * row_bytes(dtype, num_kv_heads * head_dim);
 }
 
-PagedKvCache::PagedKvCache(const KvCacheShape& shape, int32_t num_blocks)
+size_t KvCacheShape::bytes_per_token(bool sliding_layers) const {
+  const int32_t layers = sliding_layers ? num_sliding_layers() : num_layers - num_sliding_layers();
+  return 2 * static_cast<size_t>(layers) * row_bytes(dtype, num_kv_heads * head_dim);
+}
+
+PagedKvCache::PagedKvCache(const KvCacheShape& shape, int32_t num_blocks, int32_t window_blocks)
     : shape_(shape),
       num_blocks_(num_blocks),
+      window_blocks_(window_blocks),
       token_bytes_(row_bytes(shape.dtype, shape.num_kv_heads * shape.head_dim)),
       k_(shape.num_layers),
       v_(shape.num_layers) {
   assert(shape.dtype != KvDtype::Q8_0 || shape.head_dim % kQ8Block == 0);
-  const size_t layer_bytes = static_cast<size_t>(num_blocks) * shape.block_size * token_bytes_;
   for (int32_t l = 0; l < shape.num_layers; ++l) {
+    const size_t layer_bytes = static_cast<size_t>(blocks_of(l)) * shape.block_size * token_bytes_;
     k_[l].resize(layer_bytes);
     v_[l].resize(layer_bytes);
   }
 }
 
-size_t PagedKvCache::offset(int32_t block, int32_t slot) const {
-  assert(block >= 0 && block < num_blocks_ && slot >= 0 && slot < shape_.block_size);
+size_t PagedKvCache::offset(int32_t layer, int32_t block, int32_t slot) const {
+  assert(block >= 0 && block < blocks_of(layer) && slot >= 0 && slot < shape_.block_size);
   return (static_cast<size_t>(block) * shape_.block_size + slot) * token_bytes_;
 }
 
@@ -96,17 +106,17 @@ void PagedKvCache::load(const std::vector<std::byte>& src, size_t at, std::span<
 void PagedKvCache::write(int32_t layer, int32_t block, int32_t slot, std::span<const float> k,
                          std::span<const float> v) {
   assert(k.size() == static_cast<size_t>(shape_.num_kv_heads * shape_.head_dim) && v.size() == k.size());
-  assert(block >= 0 && block < num_blocks_ && slot >= 0 && slot < shape_.block_size);
+  assert(block >= 0 && block < blocks_of(layer) && slot >= 0 && slot < shape_.block_size);
   const int32_t slot_id = block * shape_.block_size + slot;
   kernels::store_kv(mutable_layer(layer), k, v, std::span(&slot_id, 1));
 }
 
 void PagedKvCache::read_k(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const {
-  load(k_[layer], offset(block, slot), out);
+  load(k_[layer], offset(layer, block, slot), out);
 }
 
 void PagedKvCache::read_v(int32_t layer, int32_t block, int32_t slot, std::span<float> out) const {
-  load(v_[layer], offset(block, slot), out);
+  load(v_[layer], offset(layer, block, slot), out);
 }
 
 std::span<const std::byte> PagedKvCache::k_data(int32_t layer) const {
@@ -117,12 +127,12 @@ std::span<const std::byte> PagedKvCache::v_data(int32_t layer) const {
 }
 
 kernels::KvLayerView PagedKvCache::layer_view(int32_t layer) const {
-  return {k_[layer].data(),  v_[layer].data(),    kv_type(shape_.dtype), num_blocks_,
+  return {k_[layer].data(),  v_[layer].data(),    kv_type(shape_.dtype), blocks_of(layer),
           shape_.block_size, shape_.num_kv_heads, shape_.head_dim};
 }
 
 kernels::KvLayerMutView PagedKvCache::mutable_layer(int32_t layer) {
-  return {k_[layer].data(),  v_[layer].data(),    kv_type(shape_.dtype), num_blocks_,
+  return {k_[layer].data(),  v_[layer].data(),    kv_type(shape_.dtype), blocks_of(layer),
           shape_.block_size, shape_.num_kv_heads, shape_.head_dim};
 }
 

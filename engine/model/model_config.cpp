@@ -172,8 +172,8 @@ void read_gemma_common(ModelConfig& c, bool scale_by_width) {
 // sqrt(width), and queries by 1 / sqrt(head_dim) — 1 / sqrt(width / heads) for the 46-layer 27B,
 // whose query_pre_attn_scalar is that.
 void read_gemma2(KeyReader& k, ModelConfig& c) {
-  c.sliding_window = k.optional("attention.sliding_window", 1, kMaxContext, 4096);
-  c.window_pattern = 2;
+  c.shape.sliding_window = k.optional("attention.sliding_window", 1, kMaxContext, 4096);
+  c.shape.window_pattern = 2;
   c.attn_softcap = static_cast<float>(k.real("attn_logit_softcapping", 0.0, 1e6, 50.0));
   c.final_softcap = static_cast<float>(k.real("final_logit_softcapping", 0.0, 1e6, 30.0));
   read_gemma_common(c, c.shape.num_layers == 46);
@@ -183,8 +183,8 @@ void read_gemma2(KeyReader& k, ModelConfig& c) {
 // base 10000 unscaled, the sixth attends to all with the file's rope; q and k normalised per head;
 // no soft caps; queries scaled as Gemma 2's (by width / heads for the 62-layer 27B).
 void read_gemma3(KeyReader& k, ModelConfig& c) {
-  c.sliding_window = k.need("attention.sliding_window", 1, kMaxContext);
-  c.window_pattern = 6;
+  c.shape.sliding_window = k.need("attention.sliding_window", 1, kMaxContext);
+  c.shape.window_pattern = 6;
   c.rope_freq_base_window = 10000.0f;
   c.rope_freq_scale_window = 1.0f;
   c.qk_norm = true;
@@ -247,7 +247,7 @@ std::expected<ModelConfig, Error> read_model_config(const gguf::GgufFile& file) 
     c.rms_norm_eps =
         static_cast<float>(k.real("attention.layer_norm_rms_epsilon", 0.0, kMaxEpsilon, std::nullopt));
   if (!k.problem()) read_rope(file, k, p, c);
-  if (!k.problem() && *arch == "phi3") c.sliding_window = phi3_window(k, c.shape);
+  if (!k.problem() && *arch == "phi3") c.shape.sliding_window = phi3_window(k, c.shape);
   if (!k.problem() && *arch == "gemma2") read_gemma2(k, c);
   if (!k.problem() && *arch == "gemma3") read_gemma3(k, c);
   if (!k.problem()) read_experts(k, *arch, c);

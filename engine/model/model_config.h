@@ -30,11 +30,8 @@ struct ModelConfig {
   // rope_attn_factor (`rope.scaling.attn_factor`), as llama.cpp does.
   int32_t rope_original_context = 0;  // `rope.scaling.original_context_length` (default: trained context)
   float rope_attn_factor = 1.0f;
-  bool qk_norm = false;        // per-head RMSNorm of q and k before rope (qwen3, gemma3)
-  int32_t sliding_window = 0;  // > 0: each query sees its last `sliding_window` positions
-  // Which layers slide: all (0), or those with l % window_pattern < window_pattern - 1, the others
-  // seeing every position (gemma2: 2, layers 0, 2, 4...; gemma3: 6, five of every six).
-  int32_t window_pattern = 0;
+  bool qk_norm = false;  // per-head RMSNorm of q and k before rope (qwen3, gemma3)
+  // (the sliding window and which layers slide: shape.sliding_window, shape.window_pattern)
   // Rope of the sliding layers where it differs from the others' (gemma3: base 10000, no scaling;
   // 0: the same as the other layers).
   float rope_freq_base_window = 0.0f;
@@ -62,10 +59,6 @@ struct ModelConfig {
   bool normalize_expert_weights = false;
 
   bool is_moe() const { return num_experts > 0; }
-  // The sliding window of layer `l` (0: none).
-  int32_t window_of(int32_t l) const {
-    return window_pattern == 0 || l % window_pattern < window_pattern - 1 ? sliding_window : 0;
-  }
 };
 
 // The config of the model in `file`, or an Error naming the file and the missing or bad key.

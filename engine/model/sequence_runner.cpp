@@ -10,7 +10,7 @@ namespace engine {
 namespace {
 
 KvCacheShape cache_shape(const ModelShape& s, KvDtype dtype, int32_t block_size) {
-  return KvCacheShape{s.num_layers, s.num_kv_heads, s.head_dim, block_size, dtype};
+  return KvCacheShape{s.num_layers, s.num_kv_heads, s.head_dim, block_size, dtype, {}};
 }
 
 }  // namespace
@@ -39,7 +39,7 @@ std::expected<std::vector<float>, Error> SequenceRunner::eval(std::span<const in
   batch.tokens.assign(tokens.begin(), tokens.end());
   batch.positions.resize(tokens.size());
   std::iota(batch.positions.begin(), batch.positions.end(), num_tokens_);
-  batch.seqs.push_back(BatchSeq{block_table_, num_tokens_, 0, count});
+  batch.seqs.push_back(BatchSeq{block_table_, num_tokens_, 0, count, {}});
   if (all_logits) {
     batch.logit_rows.resize(tokens.size());
     std::iota(batch.logit_rows.begin(), batch.logit_rows.end(), 0);

@@ -45,22 +45,36 @@ std::expected<std::unique_ptr<Transformer>, Error> Transformer::from_gguf(const 
 }
 
 KvCacheShape Transformer::kv_cache_shape(KvDtype dtype, int32_t block_size) const {
-  return KvCacheShape{config_.shape.num_layers, config_.shape.num_kv_heads, config_.shape.head_dim,
-                      block_size, dtype};
+  KvCacheShape shape{
+      config_.shape.num_layers, config_.shape.num_kv_heads, config_.shape.head_dim, block_size, dtype, {}};
+  for (int32_t l = 0; l < config_.shape.num_layers; ++l)
+    shape.sliding.push_back(config_.shape.window_of(l) > 0);
+  return shape;
 }
 
-void Transformer::plan_attention(const ForwardBatch& batch, int32_t block_size) {
-  slots_.resize(batch.positions.size());
-  attn_seqs_.clear();
-  for (const BatchSeq& seq : batch.seqs) {
-    for (int32_t i = 0; i < seq.num_rows; ++i) {
-      const auto r = static_cast<size_t>(seq.first_row + i);
-      const int32_t pos = batch.positions[r];
-      assert(pos / block_size < static_cast<int32_t>(seq.block_table.size()));
-      slots_[r] = seq.block_table[static_cast<size_t>(pos / block_size)] * block_size + pos % block_size;
+void Transformer::plan_attention(const ForwardBatch& batch, const PagedKvCache& cache) {
+  const int32_t block_size = cache.shape().block_size;
+  const bool windowed = cache.window_blocks() > 0;
+  auto plan = [&](AttentionPlan& p, auto table_of) {
+    p.slots.resize(batch.positions.size());
+    p.seqs.clear();
+    for (const BatchSeq& seq : batch.seqs) {
+      const std::vector<int32_t>& table = table_of(seq);
+      for (int32_t i = 0; i < seq.num_rows; ++i) {
+        const auto r = static_cast<size_t>(seq.first_row + i);
+        const int32_t pos = batch.positions[r];
+        assert(pos / block_size < static_cast<int32_t>(table.size()));
+        p.slots[r] = table[static_cast<size_t>(pos / block_size)] * block_size + pos % block_size;
+      }
+      p.seqs.push_back({table, seq.first_row, seq.num_rows});
     }
-    attn_seqs_.push_back({seq.block_table, seq.first_row, seq.num_rows});
-  }
+  };
+  plan(plan_, [](const BatchSeq& seq) -> const std::vector<int32_t>& { return seq.block_table; });
+  if (windowed)
+    plan(window_plan_, [](const BatchSeq& seq) -> const std::vector<int32_t>& {
+      assert(seq.window_table.size() == seq.block_table.size());
+      return seq.window_table;
+    });
 }
 
 Transformer::Activations Transformer::activations(int64_t n, int64_t m) {
@@ -111,17 +125,18 @@ void Transformer::block(int32_t l, const ForwardBatch& batch, PagedKvCache& cach
     be.rmsnorm(a.k, L.k_norm, hd, eps, a.k);
   }
   // q, k rotated by each row's position (gemma3: sliding layers with their own base)
-  const int32_t window = config_.window_of(l);
+  const int32_t window = config_.shape.window_of(l);
   const kernels::RopeParams& rope = window > 0 ? window_rope_ : rope_;
   be.rope(a.q, batch.positions, s.num_heads, hd, rope);
   be.rope(a.k, batch.positions, s.num_kv_heads, hd, rope);
   // cache[slot of row r] = (k[r], v[r])
-  be.store_kv(cache.mutable_layer(l), a.k, a.v, slots_);
+  const AttentionPlan& at = cache.windowed(l) ? window_plan_ : plan_;
+  be.store_kv(cache.mutable_layer(l), a.k, a.v, at.slots);
   // attn = softmax(q·Kᵀ / sqrt(head_dim), causal) · V, each sequence over its own positions
   // (its last `sliding_window` ones, where the model has a window), every sequence in one call
   kernels::KvLayerView kv = cache.layer_view(l);
   kv.window = window;  // phi3, gemma2, gemma3: each row sees its last `window` positions only
-  be.paged_attention_batch(a.q, batch.positions, s.num_heads, kv, attn_seqs_, {scale, config_.attn_softcap},
+  be.paged_attention_batch(a.q, batch.positions, s.num_heads, kv, at.seqs, {scale, config_.attn_softcap},
                            a.attn);
   // x = x + attn·Woᵀ (gemma2: x + rmsnorm(attn·Woᵀ) * post_attention_norm)
   be.matmul(L.attn_output, a.attn, n, a.proj);
@@ -166,8 +181,8 @@ void Transformer::forward(const ForwardBatch& batch, PagedKvCache& cache, std::s
   assert(std::all_of(batch.tokens.begin(), batch.tokens.end(),
                      [&](int32_t t) { return t >= 0 && t < s.vocab_size; }));
   const Activations a = activations(n, m);
-  // slots_[r]: row r's KV slot (block * block_size + offset); attn_seqs_: rows and block tables
-  plan_attention(batch, cache.shape().block_size);
+  // each row's KV slot and each sequence's block table, per kind of layer
+  plan_attention(batch, cache);
 
   // x = token_embd[tokens] (gemma2: * sqrt(embd))
   backend_->embedding(weights_.token_embd, batch.tokens, a.x);

@@ -59,9 +59,14 @@ class Transformer final : public LanguageModel {
   struct Activations {
     std::span<float> x, h, q, k, v, attn, proj, gate, up, last;
   };
-  // Fills slots_ (each row's KV slot: block * block_size + offset) and attn_seqs_ (each
-  // sequence's rows and block table) for this batch; the same for every layer.
-  void plan_attention(const ForwardBatch& batch, int32_t block_size);
+  // Where one kind of layer writes and reads this step's K/V.
+  struct AttentionPlan {
+    std::vector<int32_t> slots;               // [n] KV slot of each row: block * block_size + offset
+    std::vector<kernels::AttentionSeq> seqs;  // [sequences] each one's rows and block table
+  };
+  // Fills plan_ for this batch, and window_plan_ where the cache gives the sliding layers their
+  // own blocks; the same for every layer of a kind.
+  void plan_attention(const ForwardBatch& batch, const PagedKvCache& cache);
   // The activations of a step of n rows and m logit rows, growing the scratch buffers to fit.
   Activations activations(int64_t n, int64_t m);
   // One transformer block on the step's activations (x in, x out).
@@ -81,9 +86,9 @@ class Transformer final : public LanguageModel {
   // seen), in the order of Activations; logits_ stages the logits where the device is not the host.
   std::array<kernels::DeviceBuffer, 10> scratch_;
   kernels::DeviceBuffer logits_;
-  std::vector<int32_t> slots_;                    // [n] KV slot of each row
-  std::vector<kernels::AttentionSeq> attn_seqs_;  // [sequences] views of the batch's block tables
-  MoeFfn moe_;                                    // the expert FFN's routing state and scratch
+  AttentionPlan plan_;         // every layer's, or the global layers' where sliding ones have their own
+  AttentionPlan window_plan_;  // the sliding layers' own blocks (BatchSeq::window_table)
+  MoeFfn moe_;                 // the expert FFN's routing state and scratch
 };
 
 }  // namespace engine

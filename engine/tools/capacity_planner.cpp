@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <optional>
 
+#include "engine/core/kv_budget.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model_config.h"
@@ -47,9 +49,8 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
   plan.shape = config->shape;
   plan.num_experts = config->num_experts;
   plan.experts_used = config->experts_used;
-  plan.sliding_window = config->sliding_window;
-  for (int32_t l = 0; l < config->shape.num_layers; ++l)
-    plan.sliding_layers += config->window_of(l) > 0 ? 1 : 0;
+  plan.sliding_window = config->shape.sliding_window;
+  plan.sliding_layers = config->shape.num_sliding_layers();
   plan.kv_dtype = request.kv_dtype;
   plan.block_size = request.block_size;
   if (request.block_size < 1)
@@ -74,7 +75,8 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
     return std::unexpected(
         Error{fmt::format("{}: {} layers x {} KV heads x {} dimensions is out of range for a KV cache",
                           file.path(), s.num_layers, s.num_kv_heads, s.head_dim)});
-  const KvCacheShape kv{s.num_layers, s.num_kv_heads, s.head_dim, request.block_size, request.kv_dtype};
+  KvCacheShape kv{s.num_layers, s.num_kv_heads, s.head_dim, request.block_size, request.kv_dtype, {}};
+  for (int32_t l = 0; l < s.num_layers; ++l) kv.sliding.push_back(s.window_of(l) > 0);
   plan.kv_bytes_per_token = kv.bytes_per_token();
   for (const auto& t : file.tensors()) plan.weight_bytes += t.data.size();  // all inside the file
   plan.weight_copy_bytes = weight_copy_bytes(file);
@@ -84,8 +86,16 @@ std::expected<CapacityPlan, Error> plan_capacity(const gguf::GgufFile& file, con
   const auto context = static_cast<uint64_t>(plan.context);
   const auto block = static_cast<uint64_t>(request.block_size);
   const uint64_t blocks = context / block + (context % block != 0 ? 1 : 0);
-  const auto block_bytes = checked_mul(plan.kv_bytes_per_token, block);
-  const auto per_request = block_bytes ? checked_mul(blocks, *block_bytes) : std::nullopt;
+  // Sliding layers beside global ones keep only the blocks their window covers (KvBlocks).
+  plan.window_blocks_per_request = static_cast<int64_t>(blocks);
+  if (window_blocks_apart(s))
+    plan.window_blocks_per_request =
+        std::min<int64_t>(plan.window_blocks_per_request, window_blocks_per_sequence(s, request.block_size));
+  const uint64_t window_part = plan.sliding_layers > 0 ? kv.bytes_per_token(true) * block : 0;
+  const auto block_bytes = checked_mul(kv.bytes_per_token(false), block);
+  const auto global = block_bytes ? checked_mul(blocks, *block_bytes) : std::nullopt;
+  const auto window = checked_mul(static_cast<uint64_t>(plan.window_blocks_per_request), window_part);
+  const auto per_request = global && window ? checked_add(*global, *window) : std::nullopt;
   if (!per_request || *per_request == 0)
     return std::unexpected(Error{fmt::format(
         "context {}: the KV cache of one request ({} blocks of {} tokens x {} bytes per token) does not "
@@ -123,12 +133,15 @@ std::string format_plan(const CapacityPlan& p) {
   if (p.num_experts > 0)
     out += fmt::format("experts: {} per layer, {} per token (every expert's weights stay loaded)\n",
                        p.num_experts, p.experts_used);
-  if (p.sliding_layers > 0)
+  if (p.sliding_layers > 0 && p.sliding_layers < s.num_layers &&
+      p.window_blocks_per_request * p.block_size < p.context)
     out += fmt::format(
-        "sliding window: {} positions on {} of {} layers; their K/V is kept for every position too, as for "
-        "the "
-        "other layers (a window-only cache is not built yet)\n",
-        p.sliding_window, p.sliding_layers, s.num_layers);
+        "sliding window: {} positions on {} of {} layers; they keep only the {} blocks the window covers\n",
+        p.sliding_window, p.sliding_layers, s.num_layers, p.window_blocks_per_request);
+  else if (p.sliding_layers > 0)
+    out +=
+        fmt::format("sliding window: {} positions on {} of {} layers; their K/V is kept for every position\n",
+                    p.sliding_window, p.sliding_layers, s.num_layers);
   out += fmt::format("weights: {}", format_bytes(p.weight_bytes));
   if (p.weight_copy_bytes)
     out += fmt::format(" ({} in the file + {} for the repacked copy of the tied output)",

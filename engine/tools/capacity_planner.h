@@ -42,6 +42,9 @@ struct CapacityPlan {
   uint64_t weight_bytes = 0;          // the loaded weights: all tensor data in the file + copies
   uint64_t weight_copy_bytes = 0;     // of which copies (a tied output's repacked copy)
   uint64_t kv_bytes_per_request = 0;  // the context rounded up to whole blocks
+  // Blocks of the sliding layers per request: all of them, or where they have their own blocks
+  // (beside global layers, a window shorter than the context), those the window covers.
+  int64_t window_blocks_per_request = 0;
   std::optional<uint64_t> memory_bytes;
   std::optional<int64_t> max_concurrent_requests;  // when memory_bytes is given
   int32_t num_agents = 0;

@@ -51,7 +51,7 @@ void forward_streams(Transformer& net, PagedKvCache& cache, std::vector<Stream>&
   for (size_t i = 0; i < ids.size(); ++i) {
     Stream& s = streams[static_cast<size_t>(ids[i])];
     const auto count = static_cast<int32_t>(tokens[i].size());
-    batch.seqs.push_back(BatchSeq{s.block_table, s.num_tokens, batch.num_tokens(), count});
+    batch.seqs.push_back(BatchSeq{s.block_table, s.num_tokens, batch.num_tokens(), count, {}});
     for (int32_t j = 0; j < count; ++j) {
       batch.tokens.push_back(tokens[i][static_cast<size_t>(j)]);
       batch.positions.push_back(s.num_tokens + j);

@@ -135,3 +135,60 @@ TEST_CASE("KvCacheManager counts cached free blocks against the free pool on a h
   CHECK(kv.allocate_slots(b, 4, &hit) == 1);
   CHECK(pool.num_free() == 0);
 }
+
+TEST_CASE("KvCacheManager keeps only the window's blocks in the window pool", "[engine]") {
+  // Blocks of 4, a window of 6: the token at position p sees p-5..p.
+  BlockPool pool(16, 4), window_pool(6, 4);
+  KvCacheManager kv(pool, true, &window_pool, 6);
+  CHECK(kv.first_window_block(5) == 0);
+  CHECK(kv.first_window_block(8) == 0);  // sees 3..8
+  CHECK(kv.first_window_block(9) == 1);  // sees 4..9
+  auto s = make_seq(1, range(100, 30));
+  const auto hit = kv.find_cached_prefix(s);
+  REQUIRE(kv.allocate_slots(s, 20, &hit) == 5);  // positions 0..19: every block in both pools
+  CHECK(window_pool.num_used() == 5);
+  s.num_computed_tokens = 20;
+  kv.cache_full_blocks(s);
+  kv.slide_window(s);  // the token at 20 sees 15..20: blocks 3 and 4 stay
+  CHECK(s.kv.window_begin == 3);
+  CHECK(window_pool.num_used() == 2);
+  CHECK(pool.num_used() == 5);
+  // A chunk needs one new block in each pool; all-or-nothing across the two.
+  REQUIRE(kv.allocate_slots(s, 4) == 1);
+  CHECK(window_pool.num_used() == 3);
+  auto greedy = make_seq(2, range(500, 40));
+  const auto none = kv.find_cached_prefix(greedy);
+  CHECK_FALSE(kv.can_allocate(greedy, 16, &none));  // 4 window blocks, 3 free
+  CHECK(kv.can_allocate(greedy, 12, &none));
+  s.num_computed_tokens = 24;
+  kv.cache_full_blocks(s);
+  kv.slide_window(s);
+  CHECK(s.kv.window_begin == 4);
+  kv.free(s);
+  CHECK(pool.num_used() == 0);
+  CHECK(window_pool.num_used() == 0);
+
+  SECTION("a hit is as long as the window blocks its next token needs are cached") {
+    // The same 24 tokens and more: 6 blocks cached in the global pool; the token at 24 sees
+    // 19..24, blocks 4 and 5, whose window blocks were the last released: cached still.
+    auto again = make_seq(3, range(100, 30));
+    const auto h = kv.find_cached_prefix(again);
+    CHECK(h.num_tokens == 24);
+    CHECK(h.window_begin == 4);
+    CHECK(h.window_blocks.size() == 2);
+    REQUIRE(kv.allocate_slots(again, 6, &h) == 2);
+    CHECK(window_pool.num_used() == 4);  // 2 found, 2 new
+    kv.free(again);
+  }
+  SECTION("a hit whose window blocks were evicted is shortened") {
+    // Taking every window block evicts the cached ones; the global pool still has all six.
+    auto other = make_seq(4, range(900, 30));
+    const auto none2 = kv.find_cached_prefix(other);
+    REQUIRE(kv.allocate_slots(other, 24, &none2) == 6);
+    kv.free(other);  // its own blocks are cached now, the first ones evicted first
+    auto again = make_seq(3, range(100, 30));
+    const auto h = kv.find_cached_prefix(again);
+    CHECK(h.num_tokens == 0);  // no block of the old window is left
+    CHECK(h.window_blocks.empty());
+  }
+}

@@ -39,7 +39,7 @@ engine::ForwardBatch make_batch(const std::vector<Seq>& seqs,
   for (size_t i = 0; i < seqs.size(); ++i) {
     const auto [from, to] = spans[i];
     if (to <= from) continue;
-    b.seqs.push_back({seqs[i].blocks, from, static_cast<int32_t>(b.tokens.size()), to - from});
+    b.seqs.push_back({seqs[i].blocks, from, static_cast<int32_t>(b.tokens.size()), to - from, {}});
     for (int32_t p = from; p < to; ++p) {
       b.tokens.push_back(seqs[i].tokens[static_cast<size_t>(p)]);
       b.positions.push_back(p);

@@ -124,5 +124,10 @@ TEST_CASE("The plan names a mixture's experts and the sliding layers", "[engine]
   REQUIRE(plan);
   CHECK(plan->sliding_window == 6);
   CHECK(plan->sliding_layers == 1);
-  CHECK(format_plan(*plan).find("sliding window: 6 positions on 1 of 2 layers") != std::string::npos);
+  // Blocks of 8: the window layer keeps 1 + 2 blocks, the global layer 2048 / 8 = 256.
+  CHECK(plan->window_blocks_per_request == 3);
+  CHECK(plan->kv_bytes_per_request == (256 + 3) * 8 * plan->kv_bytes_per_token / 2);
+  CHECK(
+      format_plan(*plan).find("sliding window: 6 positions on 1 of 2 layers; they keep only the 3 blocks") !=
+      std::string::npos);
 }

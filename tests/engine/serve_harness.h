@@ -57,9 +57,9 @@ struct Wave {
 
 // Serves the waves on a fresh core; request ids are 1, 2, ... in wave order.
 inline std::map<uint64_t, Observed> serve_waves(engine::LanguageModel& model, const engine::Tokenizer& tok,
-                                                const engine::EngineConfig& cfg, int32_t num_blocks,
+                                                const engine::EngineConfig& cfg, engine::KvBlocks blocks,
                                                 const std::vector<Wave>& waves) {
-  engine::EngineCore core(model, tok, cfg, num_blocks);
+  engine::EngineCore core(model, tok, cfg, blocks);
   std::map<uint64_t, Observed> seen;
   core.set_logits_observer([&](engine::SeqId id, int32_t index, std::span<const float> logits) {
     auto& rows = seen[id.value].logits;
@@ -85,6 +85,7 @@ inline std::map<uint64_t, Observed> serve_waves(engine::LanguageModel& model, co
   }
   run(-1);
   REQUIRE(core.block_pool().num_used() == 0);  // every block came back
+  REQUIRE(core.window_pool().num_used() == 0);
   return seen;
 }
 
@@ -131,9 +132,12 @@ inline void check_same_output(const Observed& ref, const Observed& got, float to
 
 // The invariance suite (plain blocks, not Catch sections, so every case runs on every call): `target` gives
 // the same tokens and logits alone, among 31 random others, after a prefix-cache hit, after being preempted,
-// and with any prefill chunk size.
+// and with any prefill chunk size. With `window_blocks` > 0, the sliding-window layers have that
+// many blocks of their own (few enough for them to run short among 32 requests).
 inline void check_invariance(engine::LanguageModel& model, const engine::Tokenizer& tok,
-                             engine::KvDtype dtype, engine::TokenId lo, engine::TokenId hi, float tol) {
+                             engine::KvDtype dtype, engine::TokenId lo, engine::TokenId hi, float tol,
+                             int32_t window_blocks = 0) {
+  const engine::KvBlocks many{512, window_blocks}, few{40, window_blocks};
   engine::EngineConfig cfg;
   cfg.cache.dtype = dtype;
   cfg.cache.block_size = 4;
@@ -149,21 +153,21 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
     target.sampling.max_tokens = 12;
     target.sampling.ignore_eos = true;
 
-    const auto alone = serve_waves(model, tok, cfg, 512, {{{target}}}).at(1);
+    const auto alone = serve_waves(model, tok, cfg, many, {{{target}}}).at(1);
     REQUIRE(alone.result.tokens.size() == 12);
 
     {
       INFO("in a batch with 31 random others");
       auto reqs = random_requests(31, 77, lo, hi, prompt);
       reqs.insert(reqs.begin() + 13, target);
-      check_same_output(alone, serve_waves(model, tok, cfg, 512, {{reqs}}).at(14), tol);
+      check_same_output(alone, serve_waves(model, tok, cfg, many, {{reqs}}).at(14), tol);
     }
     {
       INFO("after a prefix-cache hit");
       engine::GenerateRequest warm;
       warm.prompt_tokens.assign(prompt.begin(), prompt.begin() + 30);
       warm.sampling.max_tokens = 3;
-      const auto got = serve_waves(model, tok, cfg, 512, {{{warm}}, {{target}}}).at(2);
+      const auto got = serve_waves(model, tok, cfg, many, {{{warm}}, {{target}}}).at(2);
       CHECK(got.result.num_cached_prompt_tokens == 28);
       check_same_output(alone, got, tol);
     }
@@ -173,7 +177,7 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
       target_last.priority = 1;  // the least urgent: the first victim
       auto others = random_requests(31, 99, lo, hi, prompt);
       for (auto& r : others) r.priority = 0;
-      const auto got = serve_waves(model, tok, cfg, 40, {{{target_last}, 4}, {others}}).at(1);
+      const auto got = serve_waves(model, tok, cfg, few, {{{target_last}, 4}, {others}}).at(1);
       CHECK(got.result.num_preemptions >= 1);
       check_same_output(alone, got, tol);
     }
@@ -183,11 +187,11 @@ inline void check_invariance(engine::LanguageModel& model, const engine::Tokeniz
         INFO("max_num_batched_tokens " << budget);
         auto chunked = cfg;
         chunked.scheduler.max_num_batched_tokens = budget;
-        check_same_output(alone, serve_waves(model, tok, chunked, 512, {{{target}}}).at(1), tol);
+        check_same_output(alone, serve_waves(model, tok, chunked, many, {{{target}}}).at(1), tol);
         if (budget == 1 || budget == 16) continue;  // mixed batches: two budgets suffice
         auto reqs = random_requests(7, 11, lo, hi, prompt);
         reqs.insert(reqs.begin() + 3, target);
-        check_same_output(alone, serve_waves(model, tok, chunked, 512, {{reqs}}).at(4), tol);
+        check_same_output(alone, serve_waves(model, tok, chunked, many, {{reqs}}).at(4), tol);
       }
     }
   }

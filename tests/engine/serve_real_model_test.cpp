@@ -105,6 +105,20 @@ TEST_CASE("Serving invariance with experts and with gemma3's interleaved windows
   arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, 1000, kTol);
 }
 
+TEST_CASE("Serving invariance with the sliding layers' K/V in blocks of their own", "[engine]") {
+  // gemma2's layer 0 slides a 6-position window, layer 1 sees everything; gemma3's two both slide.
+  // The window layers get 80 blocks of 4 positions: a sequence holds the 2 or 3 its window covers,
+  // so 32 requests of up to 120 tokens run out of them (preemption), and a prefix hit of 28
+  // tokens needs the window blocks of its last 6 positions still cached.
+  const auto arch = GENERATE(engine::synth::Arch::Gemma2, engine::synth::Arch::Gemma3);
+  INFO(engine::synth::to_string(arch));
+  const auto path =
+      engine::test::synth_tiny(std::string("serve_window_blocks_") + engine::synth::to_string(arch), arch,
+                               engine::synth::SynthDtype::Q8_0, 1, true, 6);
+  auto model = load(path);
+  arena::test::check_invariance(model->network(), model->tokenizer(), KvDtype::F32, kLo, 1000, kTol, 80);
+}
+
 TEST_CASE("Serving invariance on every other test model", "[engine][slow]") {
   for (const char* name : {"llama-spm-gqa-f16.gguf", "llama-spm-gqa-bf16.gguf", "llama-spm-gqa-q6_k.gguf",
                            "llama-spm-gqa-q4_k_m.gguf", "qwen2-bpe-tied-q4_k_m.gguf"}) {
