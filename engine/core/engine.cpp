@@ -175,7 +175,7 @@ std::expected<std::unique_ptr<Engine>, Error> Engine::create(LanguageModel& mode
                                    shape.bytes_per_token(true) * bs * blocks->window_blocks
                              : shape.bytes_per_block() * blocks->blocks;
     const std::string window = blocks->window_blocks > 0
-                                   ? fmt::format(" ({} of the {} sliding-window layers)",
+                                   ? fmt::format(" (and {} for the {} sliding-window layers)",
                                                  blocks->window_blocks, shape.num_sliding_layers())
                                    : "";
     config.logger(
