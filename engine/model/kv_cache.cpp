@@ -72,7 +72,7 @@ PagedKvCache::PagedKvCache(const KvCacheShape& shape, int32_t num_blocks, int32_
   }
 }
 
-size_t PagedKvCache::offset(int32_t layer, int32_t block, int32_t slot) const {
+size_t PagedKvCache::offset([[maybe_unused]] int32_t layer, int32_t block, int32_t slot) const {
   assert(block >= 0 && block < blocks_of(layer) && slot >= 0 && slot < shape_.block_size);
   return (static_cast<size_t>(block) * shape_.block_size + slot) * token_bytes_;
 }
