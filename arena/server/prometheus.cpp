@@ -126,6 +126,11 @@ std::string render_prometheus(std::span<const models::EngineSource> engines, con
            [](const M& m) { return m.kv_blocks_used; });
   w.scalar("arena:kv_cache_blocks_total", "gauge", "KV-cache blocks in all.",
            [](const M& m) { return m.kv_blocks_total; });
+  w.scalar("arena:kv_window_blocks_used", "gauge",
+           "Sliding-window layers' own KV blocks in use (0 when they share the blocks above).",
+           [](const M& m) { return m.kv_window_blocks_used; });
+  w.scalar("arena:kv_window_blocks_total", "gauge", "Sliding-window layers' own KV blocks in all.",
+           [](const M& m) { return m.kv_window_blocks_total; });
   w.scalar("arena:prefix_cache_queries_total", "counter", "Prompt tokens looked up in the prefix cache.",
            [](const M& m) { return double(m.prefix_cache_queries); });
   w.scalar("arena:prefix_cache_hits_total", "counter", "Prompt tokens served from the prefix cache.",

@@ -250,6 +250,10 @@ void to_json(json& j, const MetricsEvent& e) {
        {"preemptions", e.preemptions},
        {"deadline_misses", or_null(e.deadline_misses)},
        {"engine_deadline_misses", e.engine_deadline_misses}};
+  if (e.kv_window_total > 0) {
+    j["kv_window_used"] = e.kv_window_used;
+    j["kv_window_total"] = e.kv_window_total;
+  }
   if (!e.source.empty()) j["source"] = e.source;
   if (e.source == "replica") {
     j["requests"] = e.requests;
@@ -270,6 +274,8 @@ void from_json(const json& j, MetricsEvent& e) {
   read(j, "prefix_hit_rate", e.prefix_hit_rate);
   read(j, "kv_used", e.kv_used);
   read(j, "kv_total", e.kv_total);
+  read(j, "kv_window_used", e.kv_window_used);
+  read(j, "kv_window_total", e.kv_window_total);
   read(j, "preemptions", e.preemptions);
   read(j, "deadline_misses", e.deadline_misses);
   read(j, "engine_deadline_misses", e.engine_deadline_misses);

@@ -96,6 +96,7 @@ struct MetricsEvent {
   int32_t queue = 0, running = 0;
   double batch = 0, ttft_p50 = 0, ttft_p99 = 0, prompt_tps = 0, gen_tps = 0;
   int32_t kv_used = 0, kv_total = 0;
+  int32_t kv_window_used = 0, kv_window_total = 0;  // the sliding layers' own blocks; 0: none
   double prefix_hit_rate = 0;
   int64_t preemptions = 0;
   std::optional<int64_t> deadline_misses;  // the runner's, cumulative; null without a runner

@@ -72,6 +72,8 @@ std::vector<EngineSample> MetricsSampler::sample(double now, int64_t tick, int64
     s.kv_used = m.kv_blocks_used;
     // Before its first step an engine may not have reported its block count yet.
     s.kv_total = m.kv_blocks_total > 0 ? m.kv_blocks_total : engines_[i].engine->num_kv_blocks();
+    s.kv_window_used = m.kv_window_blocks_used;
+    s.kv_window_total = m.kv_window_blocks_total;
     const int64_t queries = m.prefix_cache_queries - p.prefix_cache_queries;
     s.prefix_hits = m.prefix_cache_hits - p.prefix_cache_hits;
     s.prefix_hit_rate = queries > 0 ? double(s.prefix_hits) / double(queries) : m.prefix_hit_rate();

@@ -35,6 +35,7 @@ EngineCore::EngineCore(LanguageModel& model, const Tokenizer& tokenizer, const E
   assert(blocks.window_blocks == 0 || (model.shape().num_sliding_layers() > 0 &&
                                        blocks.window_blocks >= min_window_blocks(model.shape(), config)));
   metrics_.kv_blocks_total = blocks.blocks;
+  metrics_.kv_window_blocks_total = window_pool_.num_blocks();
 }
 
 void EngineCore::log(std::string_view message) const {
@@ -232,6 +233,7 @@ RequestOutput EngineCore::collect(Sequence& seq, std::optional<Finish> finish) {
   metrics_.num_requests_running = scheduler_.num_running();
   metrics_.num_requests_waiting = scheduler_.num_waiting();
   metrics_.kv_blocks_used = pool_.num_used();
+  metrics_.kv_window_blocks_used = window_pool_.num_used();
   return out;
 }
 
@@ -312,6 +314,7 @@ std::vector<RequestOutput> EngineCore::step() {
   metrics_.num_requests_running = scheduler_.num_running();
   metrics_.num_requests_waiting = scheduler_.num_waiting();
   metrics_.kv_blocks_used = pool_.num_used();
+  metrics_.kv_window_blocks_used = window_pool_.num_used();
   return outputs;
 }
 

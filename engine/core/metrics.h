@@ -37,7 +37,10 @@ struct MetricsSnapshot {
   int32_t num_requests_waiting = 0;
   int32_t kv_blocks_used = 0;
   int32_t kv_blocks_total = 0;
-  int32_t kv_blocks_peak = 0;        // most blocks in use after any step
+  int32_t kv_blocks_peak = 0;  // most blocks in use after any step
+  // The sliding-window layers' own blocks (kv_budget.h), 0 when they share the blocks above.
+  int32_t kv_window_blocks_used = 0;
+  int32_t kv_window_blocks_total = 0;
   int64_t prefix_cache_queries = 0;  // tokens looked up at admission (prefix cache on)
   int64_t prefix_cache_hits = 0;     // of which served from the cache
   int64_t num_preemptions = 0;

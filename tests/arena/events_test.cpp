@@ -104,7 +104,13 @@ TEST_CASE("every event type reads back as written", "[arena]") {
   metrics.model = "m";
   CHECK(json(Event{std::nullopt, 1, metrics})["deadline_misses"].is_null());
   CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("source"));
-  CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("errors"));  // a replica's only
+  CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("errors"));           // a replica's only
+  CHECK_FALSE(json(Event{std::nullopt, 1, metrics}).contains("kv_window_total"));  // a window pool's only
+  MetricsEvent windowed = metrics;
+  windowed.kv_window_used = 3;
+  windowed.kv_window_total = 80;
+  CHECK(json(Event{std::nullopt, 1, windowed})["kv_window_total"] == 80);
+  CHECK(round_trip(Event{std::nullopt, 1, windowed}) == json(Event{std::nullopt, 1, windowed}));
   MetricsEvent replica;
   replica.model = "http://10.0.0.2:8000/v1";
   replica.source = "replica";

@@ -73,6 +73,8 @@ inline std::map<uint64_t, Observed> serve_waves(engine::LanguageModel& model, co
       REQUIRE(i < 100000);
       for (auto& out : core.step())
         if (out.result) seen[out.id.value].result = *out.result;
+      // The metrics report the sliding layers' own blocks as the pool holds them.
+      REQUIRE(core.metrics().kv_window_blocks_used == core.window_pool().num_used());
     }
   };
   for (const auto& wave : waves) {
@@ -86,6 +88,7 @@ inline std::map<uint64_t, Observed> serve_waves(engine::LanguageModel& model, co
   run(-1);
   REQUIRE(core.block_pool().num_used() == 0);  // every block came back
   REQUIRE(core.window_pool().num_used() == 0);
+  REQUIRE(core.metrics().kv_window_blocks_total == std::max(0, blocks.window_blocks - 1));  // less the zeros
   return seen;
 }
 

@@ -276,8 +276,10 @@ json.dump(out, open(sys.argv[2], "w"))
   for (const char* name :
        {"arena:num_requests_running", "arena:num_requests_waiting", "arena:kv_cache_usage_perc",
         "arena:prefix_cache_queries_total", "arena:prefix_cache_hits_total", "arena:num_preemptions_total",
-        "arena:deadline_misses_total"})
+        "arena:deadline_misses_total", "arena:kv_window_blocks_used", "arena:kv_window_blocks_total"})
     value(name);
+  // The test model has no sliding-window layers, so they share the one pool.
+  CHECK(value("arena:kv_window_blocks_total") == 0);
   CHECK(value("arena:prompt_tokens_total") > 16);
   CHECK(value("arena:generation_tokens_total") >= 4);
   for (const char* h : {"arena:time_to_first_token_seconds", "arena:inter_token_latency_seconds",

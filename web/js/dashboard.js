@@ -1,5 +1,6 @@
 // The serving dashboard: for every engine, live plots of TTFT p50/p99, queue depth and running
-// requests, batch size, prompt and generation tokens/s, KV blocks used, prefix-cache hit rate,
+// requests, batch size, prompt and generation tokens/s, KV blocks used (and the sliding-window layers'
+// own blocks where an engine keeps them apart), prefix-cache hit rate,
 // preemptions and deadline misses over the last hour (kept by the server's hub); and for every
 // replica of a fleet (samples with source "replica"), its requests in flight, mean TTFT, requests
 // and errors, the prefix hit rate it reports, and whether it is in the fleet.
@@ -13,7 +14,8 @@
     { key: 'queue', title: 'Requests', series: [['waiting', 'queue', '#ff7f0e'], ['running', 'running', '#2ca02c']] },
     { key: 'batch', title: 'Batch size', unit: 'seqs/step', series: [['batch', 'batch', '#9467bd']] },
     { key: 'tps', title: 'Throughput', unit: 'tokens/s', series: [['prompt', 'prompt_tps', '#8c564b'], ['gen', 'gen_tps', '#17becf']] },
-    { key: 'kv', title: 'KV blocks', series: [['used', 'kv_used', '#e377c2'], ['total', 'kv_total', '#7f7f7f']] },
+    { key: 'kv', title: 'KV blocks', series: [['used', 'kv_used', '#e377c2'], ['total', 'kv_total', '#7f7f7f'],
+      ['window used', 'kv_window_used', '#ff9896'], ['window total', 'kv_window_total', '#c7c7c7']] },
     { key: 'hit', title: 'Prefix-cache hit rate', yMax: 1, format: ArenaPlot.formats.percent, series: [['hit', 'prefix_hit_rate', '#bcbd22']] },
     { key: 'pre', title: 'Preemptions', unit: 'per sample', series: [['preemptions', 'preemptions', '#d62728']] },
     { key: 'miss', title: 'Deadline misses', unit: 'total', series: [['runner', 'deadline_misses', '#ff7f0e'], ['engine', 'engine_deadline_misses', '#1f77b4']] },
@@ -40,6 +42,9 @@
     return node;
   }
 
+  // The sliding layers' own blocks are plotted only for engines that have them.
+  const OPTIONAL = new Set(['kv_window_used', 'kv_window_total']);
+  const shown = (series, samples) => series.filter(([, field]) => !OPTIONAL.has(field) || samples.some((s) => s[field] !== undefined));
   const value = (s, field) => (field === 'healthy_value' ? (s.healthy ? 1 : 0) : s[field] ?? null);
 
   function render(model) {
@@ -52,7 +57,7 @@
     for (const p of plotsOf(samples)) {
       const box = node.querySelector(`[data-plot="${p.key}"]`);
       ArenaPlot.draw(box, { title: p.title, unit: p.unit, now, window, yMax: p.yMax, format: p.format,
-        series: p.series.map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, value(s, field)]) })) });
+        series: shown(p.series, samples).map(([name, field, color]) => ({ name, color, points: samples.map((s) => [s.time, value(s, field)]) })) });
     }
     document.body.dataset.samples = String(samples.length);
   }
