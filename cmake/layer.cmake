@@ -59,13 +59,16 @@ function(arena_layer name)
     target_link_libraries(${name} INTERFACE ${ARG_DEPS} ${ARG_PRIVATE_DEPS})
     target_include_directories(${name} INTERFACE ${tree}/face)
   endif()
-  # Files named *_avx2.cpp / *_avx512.cpp / *_avx512bf16.cpp hold SIMD paths chosen at run time.
+  # Files named *_avx2.cpp / *_avx512.cpp / *_avx512bw.cpp / *_avx512bf16.cpp hold SIMD paths chosen at run time.
   foreach(src IN LISTS sources)
     if(src MATCHES "_avx2\\.cpp$")
       set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
     elseif(src MATCHES "_avx512\\.cpp$")
       set_source_files_properties(${src} PROPERTIES
         COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mfma;-mf16c")
+    elseif(src MATCHES "_avx512bw\\.cpp$")  # AVX-512 without VNNI
+      set_source_files_properties(${src} PROPERTIES
+        COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-mf16c")
     elseif(src MATCHES "_avx512bf16\\.cpp$")
       set_source_files_properties(${src} PROPERTIES
         COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512bf16;-mfma;-mf16c")

@@ -105,6 +105,8 @@ using R8KMatmulFn = void (*)(const MatrixView& w, int64_t r0, int64_t r1, const 
 R8MatmulFn avx2_r8_matmul(GgmlType type);
 // The AVX-512 (VNNI) kernel for the same layout, or nullptr.
 R8MatmulFn avx512_r8_matmul(GgmlType type);
+// The plain AVX-512 (F, BW, DQ) kernel, for CPUs without VNNI (the same bits), or nullptr.
+R8MatmulFn avx512bw_r8_matmul(GgmlType type);
 // The K-quant kernels (Q4_K, Q6_K), or nullptr.
 R8KMatmulFn avx2_r8k_matmul(GgmlType type);
 R8KMatmulFn avx512_r8k_matmul(GgmlType type);

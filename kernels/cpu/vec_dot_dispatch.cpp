@@ -4,10 +4,17 @@
 
 namespace kernels {
 
-SimdLevel vec_dot_level_for(SimdLevel level) {
+bool cpu_has_avx512_vnni() {
 #if defined(__x86_64__) || defined(__i386__)
-  if (level == SimdLevel::Avx512 && !__builtin_cpu_supports("avx512vnni")) return SimdLevel::Avx2;
+  static const bool has = __builtin_cpu_supports("avx512vnni");
+  return has;
+#else
+  return false;
 #endif
+}
+
+SimdLevel vec_dot_level_for(SimdLevel level) {
+  if (level == SimdLevel::Avx512 && !cpu_has_avx512_vnni()) return SimdLevel::Avx2;
   return level;
 }
 

@@ -41,6 +41,8 @@ VecDotFn avx512bf16_vec_dot(GgmlType type);
 VecDotRowsFn avx512bf16_vec_dot_rows(GgmlType type);
 // Whether this CPU has AVX512_BF16.
 bool cpu_has_avx512_bf16();
+// Whether this CPU has AVX512_VNNI.
+bool cpu_has_avx512_vnni();
 
 // Converts n floats to Q8_0 activation blocks, exactly as quantize_activation_row does.
 using QuantizeRowFn = void (*)(const float* x, std::byte* dst, int64_t n);

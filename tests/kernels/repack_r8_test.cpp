@@ -87,12 +87,16 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
     return;
   }
   std::mt19937 rng(37);
-  int num_checked = 0, num_same = 0;
+  // The plain AVX-512BW kernel (for CPUs without VNNI) runs on every AVX-512 CPU.
+  const bool has_avx512bw = kernels::detect_simd_level() >= kernels::SimdLevel::Avx512;
+  int num_checked = 0, num_same = 0, num_same_bw = 0;
   for (GgmlType type : kR8Types) {
     const auto avx2 = kernels::r8_matmul_for(type, kernels::SimdLevel::Avx2);
     const auto avx512 = cpu >= kernels::SimdLevel::Avx512 ? kernels::r8_matmul_for(type, cpu) : nullptr;
+    const auto avx512bw = has_avx512bw ? kernels::avx512bw_r8_matmul(type) : nullptr;
     REQUIRE(avx2 != nullptr);
     if (cpu >= kernels::SimdLevel::Avx512) REQUIRE((avx512 != nullptr && avx512 != avx2));
+    if (has_avx512bw) REQUIRE(avx512bw != nullptr);
     const auto scalar = kernels::scalar_vec_dot(type);
     for (int64_t cols : {32, 96, 928}) {
       const int64_t blocks = cols / 32;
@@ -135,9 +139,13 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
               ++num_checked;
             }
           }
-          if (avx512 == nullptr) continue;
-          // The AVX-512 kernel computes the AVX2 kernel's arithmetic: the same bits, sentinels too.
           INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n);
+          // The AVX-512 kernels compute the AVX2 kernel's arithmetic: the same bits, sentinels too.
+          if (avx512bw != nullptr) {
+            CHECK(run(avx512bw) == y);
+            ++num_same_bw;
+          }
+          if (avx512 == nullptr) continue;
           CHECK(run(avx512) == y);
           ++num_same;
         }
@@ -146,6 +154,7 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
   }
   CHECK(num_checked > 0);
   if (cpu >= kernels::SimdLevel::Avx512) CHECK(num_same == 3 * 3 * 5 * 7);
+  if (has_avx512bw) CHECK(num_same_bw == 3 * 3 * 5 * 7);
 }
 
 TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit for bit", "[kernels]") {

@@ -1,0 +1,38 @@
+// Plain AVX-512 (F, BW, DQ, no VNNI) matmul over R8-repacked Q8_0 / Q4_0 / Q5_0 weights: the
+// kernel of matmul_r8_avx512_tile.h on vpmaddubsw + vpmaddwd, for CPUs with AVX-512 but without
+// VNNI (Intel Skylake-SP and Skylake-X). Built without -mavx512vnni, so the compiler
+// cannot fuse the pair into vpdpwssd either.
+#include "kernels/cpu/matmul_r8.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
+
+#include "kernels/cpu/matmul_r8_avx512_tile.h"
+
+namespace kernels {
+
+R8MatmulFn avx512bw_r8_matmul(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q8_0:
+      return r8_matmul<BlockQ8_0x8>;
+    case GgmlType::Q4_0:
+      return r8_matmul<BlockQ4_0x8>;
+    case GgmlType::Q5_0:
+      return r8_matmul<BlockQ5_0x8>;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace kernels
+
+#else
+
+namespace kernels {
+
+R8MatmulFn avx512bw_r8_matmul(GgmlType) {
+  return nullptr;
+}
+
+}  // namespace kernels
+
+#endif
