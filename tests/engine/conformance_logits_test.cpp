@@ -188,7 +188,9 @@ TEST_CASE("Logits match llama.cpp on synthesized models of the other architectur
   // on the longer cases (one-token cases: 9e-7), last-bit differences of the attention sums grown
   // through 26 layers of activation quantization (tests/data/reference/README.md). mixtral (a llama
   // with 8 experts, 2 per token) and qwen2moe (8 experts of width 256, 2 per token, a shared expert
-  // of 512): the router, top-k and the grouped expert matmuls.
+  // of 512): the router, top-k and the grouped expert matmuls. gemma3 (F32 only, as gemma2): five
+  // of every six layers slide the window with their own rope base, q/k norms; qwen3moe: experts
+  // with q/k norms. Both against a newer llama.cpp than the others (README there).
   for (const Synthesized& m : {Synthesized{"phi3-swa-f32", synth::SynthDtype::F32, 1e-3},
                                Synthesized{"phi3-swa-q8_0", synth::SynthDtype::Q8_0, 2e-2},
                                Synthesized{"phi3-swa-q4_k", synth::SynthDtype::Q4_K, 2e-2},
@@ -198,7 +200,11 @@ TEST_CASE("Logits match llama.cpp on synthesized models of the other architectur
                                Synthesized{"mixtral-q4_k", synth::SynthDtype::Q4_K, 2e-2},
                                Synthesized{"qwen2moe-f32", synth::SynthDtype::F32, 1e-3},
                                Synthesized{"qwen2moe-q8_0", synth::SynthDtype::Q8_0, 2e-2},
-                               Synthesized{"qwen2moe-q4_k", synth::SynthDtype::Q4_K, 2e-2}}) {
+                               Synthesized{"qwen2moe-q4_k", synth::SynthDtype::Q4_K, 2e-2},
+                               Synthesized{"gemma3-swa-f32", synth::SynthDtype::F32, 1e-3},
+                               Synthesized{"qwen3moe-f32", synth::SynthDtype::F32, 1e-3},
+                               Synthesized{"qwen3moe-q8_0", synth::SynthDtype::Q8_0, 2e-2},
+                               Synthesized{"qwen3moe-q4_k", synth::SynthDtype::Q4_K, 2e-2}}) {
     SECTION(m.name) {
       const std::string_view name = m.name;
       synth::ShapeOverrides o;
@@ -214,11 +220,20 @@ TEST_CASE("Logits match llama.cpp on synthesized models of the other architectur
         o.num_layers = 26;
         o.attn_softcap = 2.0f;  // caps small enough to bend these scores and logits (Gemma 2: 50, 30)
         o.final_softcap = 1.0f;
+      } else if (name.starts_with("gemma3")) {
+        o.arch = synth::Arch::Gemma3;
+        o.sliding_window = 24;
+        o.num_layers = 7;  // 0-4 and 6 slide (rope base 10000), 5 sees everything (the file's base)
+        o.rope_base = 1000000.f;
+        o.head_dim = 128;  // heads wider than width / heads, as Gemma 3's are
       } else {
-        o.arch = name.starts_with("mixtral") ? synth::Arch::Llama : synth::Arch::Qwen2Moe;
+        o.arch = name.starts_with("mixtral")    ? synth::Arch::Llama
+                 : name.starts_with("qwen2moe") ? synth::Arch::Qwen2Moe
+                                                : synth::Arch::Qwen3Moe;
         o.num_experts = 8;
         o.experts_used = 2;
         if (*o.arch == synth::Arch::Qwen2Moe) o.expert_ffn = 256, o.shared_ffn = 512;
+        if (*o.arch == synth::Arch::Qwen3Moe) o.expert_ffn = 256;
       }
       auto shape = synth::resolve_shape("tiny", o);
       REQUIRE(shape.has_value());

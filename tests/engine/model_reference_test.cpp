@@ -273,8 +273,8 @@ TEST_CASE("qwen3 forward pass matches the naive definition", "[engine]") {
 
 TEST_CASE("Mixtures of experts match the naive definition", "[engine]") {
   // llama with experts (Mixtral: weights renormalised), qwen2moe (weights as routed, a gated shared
-  // expert), qwen3moe (q/k norms, renormalised; llama.cpp's snapshot of the conformance data has no
-  // qwen3moe, so this is its check).
+  // expert), qwen3moe (q/k norms, renormalised; also against llama.cpp in
+  // conformance_logits_test.cpp).
   for (const Arch arch : {Arch::Llama, Arch::Qwen2Moe, Arch::Qwen3Moe}) {
     SECTION(engine::synth::to_string(arch)) {
       compare_with_naive(engine::test::synth_tiny(std::string("ref_moe_") + engine::synth::to_string(arch),
@@ -286,7 +286,7 @@ TEST_CASE("Mixtures of experts match the naive definition", "[engine]") {
 TEST_CASE("gemma3 matches the naive definition", "[engine]") {
   // 7 layers (0-4 and 6 slide a 4-position window with rope base 10000, 5 sees all with the file's
   // rope), 9 positions so the window cuts in; q/k norms, post-norms, GELU, the embedding scaled.
-  // llama.cpp's snapshot of the conformance data predates Gemma 3, so this is its check.
+  // (Against llama.cpp too, with a 24-position window: conformance_logits_test.cpp.)
   engine::synth::ShapeOverrides o;
   o.arch = Arch::Gemma3;
   o.num_layers = 7;

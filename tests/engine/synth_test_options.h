@@ -2,6 +2,8 @@
 // path, and the options of a tiny model of one architecture and dtype.
 #pragma once
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -10,8 +12,12 @@
 
 namespace arena::test {
 
+// Private to this process: the suites of the SIMD levels (engine, engine_avx2, ...) run at once
+// and write files of the same names.
 inline std::string synth_temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("arena_synth_test_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("arena_synth_test_" + std::to_string(getpid()) + "_" + name))
+      .string();
 }
 
 inline engine::synth::SynthOptions tiny_synth_options(engine::synth::Arch arch,
