@@ -218,6 +218,8 @@ BoardServer::~BoardServer() {
   });
   impl_->ioc.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
+  // Sessions still waiting for an engine's answer hold themselves: let them go.
+  for (auto& [session, release] : std::exchange(impl_->state.held, {})) release();
 }
 
 tournament::TournamentObserver* BoardServer::observer() {

@@ -90,6 +90,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     // until finish_async() (on this thread, so it is never released on the engine's thread).
     pending_ = std::move(result.async);
     hold_self_ = shared_from_this();
+    state_.held[this] = [this] { abandon_async(); };
     std::weak_ptr<HttpSession> weak = hold_self_;
     auto executor = stream_.get_executor();
     pending_->set_waker([weak, executor] {
@@ -170,7 +171,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void finish_async() {
     if (pending_) pending_->set_waker(nullptr);
     pending_.reset();
+    state_.held.erase(this);
     // Released last: the caller still runs inside a handler that holds the session.
+    hold_self_.reset();
+  }
+
+  // The server stops while the response is still produced: the producer is told the client went
+  // away (its waker goes with it), and the session lets itself go (it may be destroyed here).
+  void abandon_async() {
+    if (pending_) pending_->cancel();
+    pending_.reset();
     hold_self_.reset();
   }
 

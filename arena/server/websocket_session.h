@@ -12,8 +12,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "arena/server/access_policy.h"
@@ -36,6 +38,10 @@ struct ServerState {
   const AccessPolicy* access = nullptr;
   ServerLimits limits;
   int32_t connections = 0;  // io thread only
+  // The sessions that hold themselves while an asynchronous response is produced, each with what
+  // lets it go (io thread only): a server that stops with a response unfinished releases them
+  // after its io thread has ended, so no session outlives it in a cycle with itself.
+  std::unordered_map<const void*, std::function<void()>> held;
 };
 
 // Holds one connection slot for a session's lifetime.
