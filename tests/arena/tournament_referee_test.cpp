@@ -187,8 +187,11 @@ void check_referee_resigns(const std::string& variant, const std::string& engine
     return;
   }
   const fs::path dir = fresh_dir("referee", variant);
-  auto summary = run_tournament(resign_config(variant, referee_config(engine)), search_and_random(), {},
-                                quiet_options(dir));
+  // A loaded machine took over the 2 s of referee_config to start Fairy-Stockfish once (CI
+  // pre-check), and then no move had a referee score.
+  auto referee = referee_config(engine);
+  std::get<agents::UciAgentConfig>(referee.params).startup_timeout = milliseconds(10000);
+  auto summary = run_tournament(resign_config(variant, referee), search_and_random(), {}, quiet_options(dir));
   REQUIRE(summary.has_value());
   CHECK(summary->games_done == 2);
   check_resigned_by_referee(variant, dir);
