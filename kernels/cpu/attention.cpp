@@ -3,7 +3,8 @@
 // the pool at once, heaviest first. A task walks its sequence's positions in tiles of
 // kAttentionTile keys: each tile's K/V rows are used straight from an F32 cache or converted once
 // (F16, Q8_0) into a small F32 tile, then every query head of the KV head's group and every row
-// of the task advance their online softmax over it (attention_tile.h; AVX2 in attention_avx2.cpp).
+// of the task advance their online softmax over it (attention_tile.h; AVX2 in attention_avx2.cpp,
+// AVX-512 in attention_avx512bw.cpp).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -73,24 +74,47 @@ void plan_tasks(std::span<const int32_t> positions, std::span<const AttentionSeq
   std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.cost > b.cost; });
 }
 
-// The kernels chosen for this call.
+// The kernels chosen for this call: the widest the CPU runs and head_dim allows.
 struct Kernels {
-  bool avx2 = false;
-  void step(const float* q, const KvTile& tile, int32_t n, int32_t hd, const AttentionScores& scores,
-            OnlineSoftmax& st) const {
-    if (avx2)
-      avx2_attend_tile(q, tile, n, hd, scores, st);
-    else
-      attend_tile(q, tile, n, hd, scores, st);
+  enum class Isa { Scalar, Avx2, Avx512 } isa = Isa::Scalar;
+
+  static Kernels choose(int32_t hd) {
+    Kernels k;
+    const SimdLevel level = simd_level();
+    if (level >= SimdLevel::Avx512 && hd % 16 == 0 && avx512_attention_built())
+      k.isa = Isa::Avx512;
+    else if (level >= SimdLevel::Avx2 && hd % 8 == 0 && avx2_attention_built())
+      k.isa = Isa::Avx2;
+    return k;
+  }
+  // Query heads of one GQA group advanced by one step over a tile (the AVX-512 kernel shares
+  // each key and value load among up to 3; 4 go as 2 + 2).
+  static constexpr int32_t kMaxHeads = 3;
+  int32_t heads_per_step(int32_t remaining) const {
+    if (isa != Isa::Avx512) return 1;
+    return remaining == 4 ? 2 : std::min(remaining, kMaxHeads);
+  }
+  void step(const float* const* q, int32_t num_heads, const KvTile& tile, int32_t n, int32_t hd,
+            const AttentionScores& scores, OnlineSoftmax* const* st) const {
+    if (isa == Isa::Avx512) return avx512_attend_tile_heads(q, num_heads, tile, n, hd, scores, st);
+    for (int32_t i = 0; i < num_heads; ++i) {
+      if (isa == Isa::Avx2)
+        avx2_attend_tile(q[i], tile, n, hd, scores, *st[i]);
+      else
+        attend_tile(q[i], tile, n, hd, scores, *st[i]);
+    }
   }
   void finish(const OnlineSoftmax& st, int32_t hd, float* out) const {
-    if (avx2) return avx2_finish(st, hd, out);
+    if (isa == Isa::Avx512) return avx512_finish(st, hd, out);
+    if (isa == Isa::Avx2) return avx2_finish(st, hd, out);
     const float inv = 1.0f / st.sum;
     for (int32_t i = 0; i < hd; ++i) out[i] = st.acc[i] * inv;
   }
   // One cache row of hd values of `type` as F32 into dst.
   void convert(GgmlType type, const std::byte* src, float* dst, int32_t hd) const {
-    if (avx2 && type == GgmlType::F16)
+    if (isa == Isa::Avx512 && type == GgmlType::F16)
+      avx512_f16_to_f32(src, dst, hd);
+    else if (isa == Isa::Avx2 && type == GgmlType::F16)
       avx2_f16_to_f32(src, dst, hd);
     else
       dequantize_row(type, src, dst, hd);
@@ -183,14 +207,20 @@ void run_task(const Task& task, std::span<const float> q, std::span<const int32_
         }
         seen = &shifted;
       }
-      for (int32_t g = 0; g < group; ++g) {
-        const int32_t h = task.kvh * group + g;
-        const float* qh =
-            q.data() + (static_cast<size_t>(r) * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) *
-                           static_cast<size_t>(hd);
-        kern.step(
-            qh, *seen, static_cast<int32_t>(n), hd, scores,
-            s.states[static_cast<size_t>(r - task.r0) * static_cast<size_t>(group) + static_cast<size_t>(g)]);
+      for (int32_t g = 0; g < group;) {
+        const int32_t count = kern.heads_per_step(group - g);
+        const float* qs[Kernels::kMaxHeads];
+        OnlineSoftmax* states[Kernels::kMaxHeads];
+        for (int32_t i = 0; i < count; ++i) {
+          const int32_t h = task.kvh * group + g + i;
+          qs[i] =
+              q.data() + (static_cast<size_t>(r) * static_cast<size_t>(num_heads) + static_cast<size_t>(h)) *
+                             static_cast<size_t>(hd);
+          states[i] = &s.states[static_cast<size_t>(r - task.r0) * static_cast<size_t>(group) +
+                                static_cast<size_t>(g + i)];
+        }
+        kern.step(qs, count, *seen, static_cast<int32_t>(n), hd, scores, states);
+        g += count;
       }
     }
   }
@@ -250,8 +280,7 @@ void paged_attention_batch(std::span<const float> q, std::span<const int32_t> po
          out.size() == q.size());
   if (positions.empty() || seqs.empty()) return;
   const int32_t group = num_heads / kv.num_kv_heads;
-  Kernels kern;
-  kern.avx2 = hd % 8 == 0 && avx2_attention_built() && simd_level() != SimdLevel::Scalar;
+  const Kernels kern = Kernels::choose(hd);
 
   // The caller's task list (the workers see it through this reference, not their own).
   thread_local std::vector<Task> plan;

@@ -49,4 +49,13 @@ void avx2_f16_to_f32(const std::byte* src, float* dst, int32_t n);
 // True when the avx2_* functions were compiled with AVX2 (an x86 build).
 bool avx2_attention_built();
 
+// The same on AVX-512 (attention_avx512bw.cpp) for 1 to 3 query heads that see the same keys
+// (heads of one GQA group), each head exactly as avx2_attend_tile advances it; head_dim a
+// multiple of 16. Only call when avx512_attention_built() and the CPU has AVX-512.
+void avx512_attend_tile_heads(const float* const* q, int32_t num_heads, const KvTile& tile, int32_t n,
+                              int32_t head_dim, const AttentionScores& scores, OnlineSoftmax* const* states);
+void avx512_finish(const OnlineSoftmax& state, int32_t head_dim, float* out);
+void avx512_f16_to_f32(const std::byte* src, float* dst, int32_t n);
+bool avx512_attention_built();
+
 }  // namespace kernels

@@ -70,7 +70,11 @@ TEST_CASE("Paged attention matches the reference for every cache type and head l
     int32_t heads, kv_heads, head_dim;
   };
   for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0}) {
-    for (Layout layout : {Layout{4, 1, 64}, Layout{6, 2, 32}, Layout{2, 2, 128}, Layout{14, 2, 64}}) {
+    // 96: the AVX-512 kernel's 64- and 16-column steps; 24: not a multiple of 16 (the AVX2 kernel
+    // at the AVX-512 level), and not of Q8_0's 32.
+    for (Layout layout : {Layout{4, 1, 64}, Layout{6, 2, 32}, Layout{2, 2, 128}, Layout{14, 2, 64},
+                          Layout{4, 2, 96}, Layout{4, 2, 24}}) {
+      if (type == GgmlType::Q8_0 && layout.head_dim % 32 != 0) continue;
       const int32_t block_size = 4, ctx = 23, num_blocks = 8;
       TestCache cache(type, num_blocks, block_size, layout.kv_heads, layout.head_dim);
       // Blocks in a scrambled order.
