@@ -153,6 +153,9 @@ R8KMatmulFn r8k_matmul_for(GgmlType type, SimdLevel level) {
   if (level == SimdLevel::Scalar) return nullptr;
   if (level == SimdLevel::Avx512)
     if (R8KMatmulFn f = avx512_r8k_matmul(type)) return f;
+  // An AVX-512 CPU without VNNI: as for r8_matmul_for below.
+  if (level == SimdLevel::Avx2 && simd_level() == SimdLevel::Avx512 && !cpu_has_avx512_vnni())
+    if (R8KMatmulFn f = avx512bw_r8k_matmul(type)) return f;
   return avx2_r8k_matmul(type);
 }
 

@@ -110,6 +110,7 @@ R8MatmulFn avx512bw_r8_matmul(GgmlType type);
 // The K-quant kernels (Q4_K, Q6_K), or nullptr.
 R8KMatmulFn avx2_r8k_matmul(GgmlType type);
 R8KMatmulFn avx512_r8k_matmul(GgmlType type);
+R8KMatmulFn avx512bw_r8k_matmul(GgmlType type);  // without VNNI, the same bits
 
 // The R8 kernel the matmul uses for `type` at `level`, or nullptr (no R8 kernel there: the
 // weights stay in ggml's layout).

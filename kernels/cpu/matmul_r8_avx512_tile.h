@@ -40,17 +40,6 @@ constexpr bool kVnni = true;
 constexpr bool kVnni = false;
 #endif
 
-// Four products of unsigned bytes u by signed bytes s summed into each int32 lane of acc:
-// VNNI's vpdpbusd, else vpmaddubsw then vpmaddwd by 1, exact only while each pair of products
-// fits int16 (the Q4_0 / Q5_0 codes, at most 31, do; Q8_0 takes dot_s8s8 there instead).
-inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
-#if defined(__AVX512VNNI__)
-  return _mm512_dpbusd_epi32(acc, u, s);
-#else
-  return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(u, s), _mm512_set1_epi16(1)));
-#endif
-}
-
 // The same for signed a (Q8_0 activation values, -127..127) by signed w without VNNI:
 // vpmaddubsw(|w|, a with w's sign), as the AVX2 kernel does; a pair is at most 2 * 128 * 127.
 inline __m512i dot_s8s8(__m512i acc, __m512i a, __m512i w) {

@@ -42,5 +42,18 @@ inline void store_rows(__m256 rows, int num_w, float* out) {
   std::copy(lanes, lanes + num_w, out);
 }
 
+#if defined(__AVX512BW__)
+// Four products of unsigned bytes u by signed bytes s summed into each int32 lane of acc:
+// VNNI's vpdpbusd, else vpmaddubsw then vpmaddwd by 1, exact only while each pair of products
+// fits int16 (the Q4_0 / Q5_0 codes, at most 31, and the Q4_K / Q6_K ones, at most 63, do).
+inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
+#if defined(__AVX512VNNI__)
+  return _mm512_dpbusd_epi32(acc, u, s);
+#else
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(u, s), _mm512_set1_epi16(1)));
+#endif
+}
+#endif
+
 }  // namespace
 }  // namespace kernels::r8simd

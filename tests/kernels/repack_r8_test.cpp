@@ -164,12 +164,15 @@ TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit 
     return;
   }
   std::mt19937 rng(43);
-  int num_checked = 0, num_same = 0;
+  const bool has_avx512bw = kernels::detect_simd_level() >= kernels::SimdLevel::Avx512;
+  int num_checked = 0, num_same = 0, num_same_bw = 0;
   for (GgmlType type : kR8KTypes) {
     const auto avx2 = kernels::r8k_matmul_for(type, kernels::SimdLevel::Avx2);
     const auto avx512 = cpu >= kernels::SimdLevel::Avx512 ? kernels::r8k_matmul_for(type, cpu) : nullptr;
     REQUIRE(avx2 != nullptr);
     if (cpu >= kernels::SimdLevel::Avx512) REQUIRE((avx512 != nullptr && avx512 != avx2));
+    const auto avx512bw = has_avx512bw ? kernels::avx512bw_r8k_matmul(type) : nullptr;
+    if (has_avx512bw) REQUIRE(avx512bw != nullptr);
     const auto scalar = kernels::scalar_vec_dot(type);
     for (int64_t cols : {256, 768}) {
       for (int64_t rows : {1, 3, 8, 9, 21}) {
@@ -213,8 +216,13 @@ TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit 
               ++num_checked;
             }
           }
-          if (avx512 == nullptr) continue;
           INFO(kernels::traits(type).name << " cols=" << cols << " rows=" << rows << " n=" << n);
+          // The AVX-512 kernels (VNNI, and plain BW for CPUs without it) give the AVX2 bits.
+          if (avx512bw != nullptr) {
+            CHECK(run(avx512bw) == y);
+            ++num_same_bw;
+          }
+          if (avx512 == nullptr) continue;
           CHECK(run(avx512) == y);
           ++num_same;
         }
@@ -223,6 +231,7 @@ TEST_CASE("K-quant R8 kernels match the scalar dot products, and each other bit 
   }
   CHECK(num_checked > 0);
   if (cpu >= kernels::SimdLevel::Avx512) CHECK(num_same == 2 * 2 * 5 * 6);
+  if (has_avx512bw) CHECK(num_same_bw == 2 * 2 * 5 * 6);
 }
 
 TEST_CASE("A repacked matmul row's result does not depend on its batch or the thread count", "[kernels]") {

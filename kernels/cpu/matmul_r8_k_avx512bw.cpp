@@ -1,0 +1,35 @@
+// Plain AVX-512 (F, BW, DQ, no VNNI) matmul over R8-repacked Q4_K / Q6_K weights and Q8_K
+// activation rows: the kernel of matmul_r8_k_avx512_tile.h on vpmaddubsw + vpmaddwd, for CPUs
+// with AVX-512 but without VNNI. Built without -mavx512vnni.
+#include "kernels/cpu/matmul_r8.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
+
+#include "kernels/cpu/matmul_r8_k_avx512_tile.h"
+
+namespace kernels {
+
+R8KMatmulFn avx512bw_r8k_matmul(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q4_K:
+      return r8k_matmul<BlockQ4_Kx8, Q4KTile>;
+    case GgmlType::Q6_K:
+      return r8k_matmul<BlockQ6_Kx8, Q6KTile>;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace kernels
+
+#else
+
+namespace kernels {
+
+R8KMatmulFn avx512bw_r8k_matmul(GgmlType) {
+  return nullptr;
+}
+
+}  // namespace kernels
+
+#endif
