@@ -16,6 +16,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include <cassert>
 #include <cstddef>
 
 #include "kernels/cpu/attention_softmax_avx.h"
@@ -96,6 +97,7 @@ void attend_heads(const float* const* q, const KvTile& tile, int32_t n, int32_t 
 
 void avx512_attend_tile_heads(const float* const* q, int32_t num_heads, const KvTile& tile, int32_t n,
                               int32_t hd, const AttentionScores& scores, OnlineSoftmax* const* states) {
+  assert(num_heads >= 1 && num_heads <= 3 && hd % 16 == 0);
   switch (num_heads) {
     case 1:
       return attend_heads<1>(q, tile, n, hd, scores, states);
