@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace arena::tournament {
@@ -90,8 +91,10 @@ std::expected<EventLog, std::string> EventLog::open(const std::filesystem::path&
           fmt::format("cannot cut the torn last line of '{}': {}", path.string(), ec.message()));
     for (size_t i = 0; i < contents->events.size(); ++i) {
       const nlohmann::json& line = contents->events[i];
-      if (line.contains("seq") && line["seq"].is_number_integer())
-        log.next_seq_ = std::max(log.next_seq_, line["seq"].get<int64_t>() + 1);
+      if (line.contains("seq") && line["seq"].is_number_integer()) {
+        const auto seq = line["seq"].get<int64_t>();
+        if (seq < std::numeric_limits<int64_t>::max()) log.next_seq_ = std::max(log.next_seq_, seq + 1);
+      }
       auto event = parse_event(line);
       if (!event && line.value("type", nlohmann::json()).is_string() &&
           event.error().starts_with("unknown event type"))

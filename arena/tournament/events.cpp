@@ -1,30 +1,49 @@
 // Tournament events to and from JSON (see events.h and docs/events.md).
 #include "arena/tournament/events.h"
 
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 namespace arena::tournament {
 namespace {
 
 using nlohmann::json;
 
+// v as T; an integer field must hold a number T can represent (a log's 2e60 or 1e400 is an
+// error, not a conversion with undefined behaviour).
+template <typename T>
+T get(const json& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const bool fits = v.is_number_unsigned()  ? std::in_range<T>(v.get<uint64_t>())
+                      : v.is_number_integer() ? std::in_range<T>(v.get<int64_t>())
+                      : v.is_number_float()
+                          ? v.get<double>() >= double(std::numeric_limits<T>::min()) &&
+                                v.get<double>() < double(std::numeric_limits<T>::max()) + 1.0
+                          : true;  // not a number: get<T> says so
+    if (!fits) throw std::out_of_range(v.dump() + " is out of range");
+  }
+  return v.get<T>();
+}
+
 // Reads j[key] into `out` unless the field is absent or null.
 template <typename T>
 void read(const json& j, const char* key, T& out) {
   const auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<T>();
+  if (it != j.end() && !it->is_null()) out = get<T>(*it);
 }
 
 template <typename T>
 void read(const json& j, const char* key, std::optional<T>& out) {
   const auto it = j.find(key);
-  out = it != j.end() && !it->is_null() ? std::optional<T>(it->get<T>()) : std::nullopt;
+  out = it != j.end() && !it->is_null() ? std::optional<T>(get<T>(*it)) : std::nullopt;
 }
 
 ClockMs read_clock(const json& j) {
   const auto it = j.find("clock_ms");
   if (it == j.end() || !it->is_array() || it->size() != 2) return std::nullopt;
-  return std::array<int64_t, 2>{(*it)[0].get<int64_t>(), (*it)[1].get<int64_t>()};
+  return std::array<int64_t, 2>{get<int64_t>((*it)[0]), get<int64_t>((*it)[1])};
 }
 
 template <typename T>

@@ -3,6 +3,7 @@
 #include "arena/tournament/events.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 using namespace arena;
 using namespace arena::tournament;
@@ -130,6 +131,15 @@ TEST_CASE("a malformed event is an error", "[arena]") {
   CHECK_FALSE(parse_event(json::array()).has_value());
   CHECK_FALSE(parse_event(json{{"type", "nonsense"}}).has_value());
   CHECK_FALSE(parse_event(json{{"type", "move"}, {"ply", "three"}}).has_value());
+  // Numbers an integer field cannot hold (http_ws_fuzzer: a seq of 2e60 was converted with
+  // undefined behaviour).
+  CHECK_FALSE(parse_event(json{{"type", "tournament_start"}, {"seq", 2e60}}).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "move"}, {"ply", 1e30}}).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "move"}, {"ply", 4294967296LL}}).has_value());
+  CHECK_FALSE(parse_event(json{{"type", "move"}, {"clock_ms", {1e300, 0}}}).has_value());
+  CHECK_FALSE(
+      parse_event(json{{"type", "move"}, {"ply", std::numeric_limits<double>::quiet_NaN()}}).has_value());
+  CHECK(parse_event(json{{"type", "move"}, {"ply", 3.0}}).has_value());  // a whole float is a number
   CHECK_FALSE(parse_event(json{{"type", "move"}, {"failure", {{"kind", "bored"}}}}).has_value());
   CHECK_FALSE(parse_event(json{{"type", "move"}, {"substitute", "coin_flip"}}).has_value());
   // Missing and null fields keep their defaults; unknown fields are ignored.
