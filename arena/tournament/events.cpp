@@ -14,7 +14,7 @@ using nlohmann::json;
 // v as T; an integer field must hold a number T can represent (a log's 2e60 or 1e400 is an
 // error, not a conversion with undefined behaviour).
 template <typename T>
-T get(const json& v) {
+T get(const json& v, const char* key) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     const bool fits = v.is_number_unsigned()  ? std::in_range<T>(v.get<uint64_t>())
                       : v.is_number_integer() ? std::in_range<T>(v.get<int64_t>())
@@ -22,7 +22,7 @@ T get(const json& v) {
                           ? v.get<double>() >= double(std::numeric_limits<T>::min()) &&
                                 v.get<double>() < double(std::numeric_limits<T>::max()) + 1.0
                           : true;  // not a number: get<T> says so
-    if (!fits) throw std::out_of_range(v.dump() + " is out of range");
+    if (!fits) throw std::out_of_range(std::string("field '") + key + "': " + v.dump() + " is out of range");
   }
   return v.get<T>();
 }
@@ -31,19 +31,19 @@ T get(const json& v) {
 template <typename T>
 void read(const json& j, const char* key, T& out) {
   const auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = get<T>(*it);
+  if (it != j.end() && !it->is_null()) out = get<T>(*it, key);
 }
 
 template <typename T>
 void read(const json& j, const char* key, std::optional<T>& out) {
   const auto it = j.find(key);
-  out = it != j.end() && !it->is_null() ? std::optional<T>(get<T>(*it)) : std::nullopt;
+  out = it != j.end() && !it->is_null() ? std::optional<T>(get<T>(*it, key)) : std::nullopt;
 }
 
 ClockMs read_clock(const json& j) {
   const auto it = j.find("clock_ms");
   if (it == j.end() || !it->is_array() || it->size() != 2) return std::nullopt;
-  return std::array<int64_t, 2>{get<int64_t>((*it)[0]), get<int64_t>((*it)[1])};
+  return std::array<int64_t, 2>{get<int64_t>((*it)[0], "clock_ms"), get<int64_t>((*it)[1], "clock_ms")};
 }
 
 template <typename T>
