@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-// v as T; an integer field must hold a number T can represent (a log's 2e60 or 1e400 is an
+// v as T; an integer field must hold a number T can represent (a log's 2e60 or NaN is an
 // error, not a conversion with undefined behaviour).
 template <typename T>
 T get(const json& v, const char* key) {
