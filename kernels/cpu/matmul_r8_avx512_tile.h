@@ -178,6 +178,20 @@ void r8_matmul(const MatrixView& w, int64_t r0, int64_t r1, const R8Rows& x, int
                            });
 }
 
+// This build's kernel for `type`, or nullptr.
+inline R8MatmulFn r8_kernel(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q8_0:
+      return r8_matmul<BlockQ8_0x8>;
+    case GgmlType::Q4_0:
+      return r8_matmul<BlockQ4_0x8>;
+    case GgmlType::Q5_0:
+      return r8_matmul<BlockQ5_0x8>;
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 }  // namespace kernels

@@ -11,16 +11,7 @@
 namespace kernels {
 
 R8MatmulFn avx512bw_r8_matmul(GgmlType type) {
-  switch (type) {
-    case GgmlType::Q8_0:
-      return r8_matmul<BlockQ8_0x8>;
-    case GgmlType::Q4_0:
-      return r8_matmul<BlockQ4_0x8>;
-    case GgmlType::Q5_0:
-      return r8_matmul<BlockQ5_0x8>;
-    default:
-      return nullptr;
-  }
+  return r8_kernel(type);
 }
 
 }  // namespace kernels

@@ -157,6 +157,18 @@ void r8k_matmul(const MatrixView& w, int64_t r0, int64_t r1, const DotRows& x, i
                            });
 }
 
+// This build's kernel for `type`, or nullptr.
+inline R8KMatmulFn r8k_kernel(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q4_K:
+      return r8k_matmul<BlockQ4_Kx8, Q4KTile>;
+    case GgmlType::Q6_K:
+      return r8k_matmul<BlockQ6_Kx8, Q6KTile>;
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 }  // namespace kernels

@@ -10,14 +10,7 @@
 namespace kernels {
 
 R8KMatmulFn avx512bw_r8k_matmul(GgmlType type) {
-  switch (type) {
-    case GgmlType::Q4_K:
-      return r8k_matmul<BlockQ4_Kx8, Q4KTile>;
-    case GgmlType::Q6_K:
-      return r8k_matmul<BlockQ6_Kx8, Q6KTile>;
-    default:
-      return nullptr;
-  }
+  return r8k_kernel(type);
 }
 
 }  // namespace kernels
