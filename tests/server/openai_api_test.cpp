@@ -78,6 +78,25 @@ std::vector<json> sse_events(const std::string& body, bool& done) {
   return out;
 }
 
+// Writes a POST /v1/completions of `body` on a connected socket, without reading the answer.
+void post_completion(arena::test::net::ip::tcp::socket& socket, const std::string& body) {
+  const std::string request = fmt::format(
+      "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+      "{}\r\n\r\n{}",
+      body.size(), body);
+  arena::test::net::write(socket, arena::test::net::buffer(request));
+}
+
+// Whether `holds` became true within about `seconds` (polled every 10 ms).
+template <typename Pred>
+bool within(double seconds, Pred holds) {
+  for (int i = 0; i < static_cast<int>(seconds * 100); ++i) {
+    if (holds()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return holds();
+}
+
 const std::string kPrompt =
     "You are playing chess as white. The position is the standard start position. Answer with one move in "
     "UCI "
@@ -308,13 +327,8 @@ TEST_CASE("OpenAI API: a streaming client that goes away cancels its request", "
   net::io_context ioc;
   net::ip::tcp::socket socket(ioc);
   socket.connect({net::ip::make_address("127.0.0.1"), s->port()});
-  const std::string body =
-      json{{"prompt", kPrompt}, {"max_tokens", 2000}, {"ignore_eos", true}, {"stream", true}}.dump();
-  const std::string request = fmt::format(
-      "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
-      "{}\r\n\r\n{}",
-      body.size(), body);
-  net::write(socket, net::buffer(request));
+  post_completion(
+      socket, json{{"prompt", kPrompt}, {"max_tokens", 2000}, {"ignore_eos", true}, {"stream", true}}.dump());
   // Read until the first data chunk arrived (at most 10 s): the request is running in the engine.
   std::string got;
   std::array<char, 4096> buf{};
@@ -328,12 +342,7 @@ TEST_CASE("OpenAI API: a streaming client that goes away cancels its request", "
   REQUIRE(got.find("data: {") != std::string::npos);
   CHECK(got.starts_with("HTTP/1.1 200"));
   socket.close();
-  bool cancelled = false;
-  for (int i = 0; i < 300 && !cancelled; ++i) {
-    cancelled = s->engine->metrics().num_requests_cancelled >= 1;
-    if (!cancelled) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  CHECK(cancelled);
+  CHECK(within(3, [&] { return s->engine->metrics().num_requests_cancelled >= 1; }));
   CHECK(s->engine->metrics().num_requests_finished == 0);
 }
 
@@ -346,23 +355,9 @@ TEST_CASE("OpenAI API: a server that stops with a completion in flight cancels i
   net::io_context ioc;
   net::ip::tcp::socket socket(ioc);
   socket.connect({net::ip::make_address("127.0.0.1"), s->port()});
-  const std::string body = json{{"prompt", kPrompt}, {"max_tokens", 2000}, {"ignore_eos", true}}.dump();
-  net::write(socket,
-             net::buffer(fmt::format("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                                     "application/json\r\nContent-Length: {}\r\n\r\n{}",
-                                     body.size(), body)));
-  bool running = false;
-  for (int i = 0; i < 1000 && !running; ++i) {
-    running = s->engine->metrics().num_requests_running == 1;
-    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  REQUIRE(running);
+  post_completion(socket, json{{"prompt", kPrompt}, {"max_tokens", 2000}, {"ignore_eos", true}}.dump());
+  REQUIRE(within(10, [&] { return s->engine->metrics().num_requests_running == 1; }));
   s->server.reset();
-  bool cancelled = false;
-  for (int i = 0; i < 300 && !cancelled; ++i) {
-    cancelled = s->engine->metrics().num_requests_cancelled == 1;
-    if (!cancelled) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  CHECK(cancelled);
+  CHECK(within(3, [&] { return s->engine->metrics().num_requests_cancelled == 1; }));
   CHECK(s->engine->metrics().num_requests_finished == 0);
 }
