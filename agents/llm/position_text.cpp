@@ -134,30 +134,55 @@ int piece_value(std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+const games::SquareView* square_named(const games::BoardView& view, std::string_view name) {
+  auto it = std::find_if(view.squares.begin(), view.squares.end(),
+                         [&](const games::SquareView& s) { return s.name == name; });
+  return it == view.squares.end() ? nullptr : &*it;
+}
+
+// What the capture `uci` wins at once: the taken piece's value, less the capturing piece's (as it
+// stands on `to` after the move: a promoted pawn counts as its new piece) when the opponent can
+// take back on `to`. A one-move look, not a full exchange: enough to put a free piece before a
+// defended one.
+int capture_gain(const games::Game& game, std::string_view uci, std::string_view to, int taken) {
+  auto after = game.clone();
+  if (!after->apply(uci)) return taken;
+  const games::BoardView view = after->board_view();
+  const games::SquareView* square = square_named(view, to);
+  const int mover = square && square->piece ? piece_value(square->piece->name) : 0;
+  for (const auto& reply : view.legal_moves)
+    if (uci_destination(reply) == to) return taken - mover;
+  return taken;
+}
+
+}  // namespace
+
 std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
                           const std::vector<std::string>& moves) {
   const games::BoardView view = game.board_view();
   struct Capture {
-    int value;
+    int gain;
     std::string text;
   };
   std::vector<Capture> captures;
   for (size_t i = 0; i < uci.size() && i < moves.size(); ++i) {
     const std::string_view to = uci_destination(uci[i]);
     if (to.empty()) continue;
-    auto square = std::find_if(view.squares.begin(), view.squares.end(),
-                               [&](const games::SquareView& s) { return s.name == to; });
+    const games::SquareView* square = square_named(view, to);
     std::string taken;
-    if (square != view.squares.end() && square->piece && square->piece->side != view.side_to_move)
+    if (square && square->piece && square->piece->side != view.side_to_move)
       taken = square->piece->name;
     else if (game_family(view.variant) == "chess" && moves[i].find('x') != std::string::npos)
       taken = "pawn";  // en passant: the pawn is not on the destination square
     if (taken.empty()) continue;
-    captures.push_back({piece_value(taken), fmt::format("{} {}", moves[i], taken)});
+    captures.push_back(
+        {capture_gain(game, uci[i], to, piece_value(taken)), fmt::format("{} {}", moves[i], taken)});
   }
   if (captures.empty()) return "none";
   std::stable_sort(captures.begin(), captures.end(),
-                   [](const Capture& a, const Capture& b) { return a.value > b.value; });
+                   [](const Capture& a, const Capture& b) { return a.gain > b.gain; });
   std::string out;
   for (const auto& c : captures) out += (out.empty() ? "" : ", ") + c.text;
   return out;

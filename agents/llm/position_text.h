@@ -29,8 +29,9 @@ std::vector<std::string> legal_moves_in(const games::Game& game, Notation notati
 // The moves as one line; in Korean notation the moves from one point share it ("02마83 73, 08마87
 // 77, 한수쉼": about 40% fewer tokens), other notations space separated.
 std::string grouped_moves(const std::vector<std::string>& moves, Notation notation);
-// The legal moves that capture, each with the piece it takes, the most valuable piece first (ties in
-// legal-move order: "02차09 chariot, Nxe5 pawn"), or "none". `uci` and `moves` are the same moves,
+// The legal moves that capture, each with the piece it takes, the best first: by the taken piece's
+// value, less the capturing piece's where the opponent can take back at once (ties in legal-move
+// order: "02차09 chariot, Nxe5 pawn"), or "none". `uci` and `moves` are the same moves,
 // index-aligned.
 std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
                           const std::vector<std::string>& moves);

@@ -58,6 +58,22 @@ def read_layout(path):
     return meta, {n: (d, t, start + o) for n, d, t, o in infos}
 
 
+def read_tensors(path):
+    """{tensor name: numpy float32 array shaped [rows, row length]} of an F32 / F16 GGUF file (the
+    inverse of fill)."""
+    _, layout = read_layout(path)
+    data = np.memmap(path, dtype=np.uint8, mode="r")
+    out = {}
+    for name, (dims, ttype, offset) in layout.items():
+        if ttype not in TENSOR_DTYPES:
+            raise ValueError(f"{path}: {name} has tensor type {ttype}, not F32 or F16")
+        dtype = np.dtype(TENSOR_DTYPES[ttype])
+        count = int(np.prod(dims))
+        values = np.frombuffer(data[offset:offset + count * dtype.itemsize].tobytes(), dtype=dtype)
+        out[name] = values.reshape(dims[::-1]).astype(np.float32)
+    return out
+
+
 def fill(template, output, tensors):
     """Copies `template` to `output` with every tensor replaced by tensors[name] (numpy, shaped
     [rows, row length] as torch stores a Linear's weight; GGUF's dims list the row length first)."""

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gguf_fill import fill, read_layout  # noqa: E402
+from gguf_fill import fill, read_layout, read_tensors  # noqa: E402
 from model import Shape, Transformer  # noqa: E402
 
 
@@ -86,21 +86,29 @@ def move_accuracy(model, examples, limit=400):
     return {k: right[k] / total[k] for k in total}
 
 
+GGUF_NAMES = {"tok_embd.weight": "token_embd.weight", "norm.weight": "output_norm.weight"}
+GGUF_BLOCK_NAMES = {"attn_norm.weight": "attn_norm.weight", "wq.weight": "attn_q.weight",
+                    "wk.weight": "attn_k.weight", "wv.weight": "attn_v.weight", "wo.weight": "attn_output.weight",
+                    "ffn_norm.weight": "ffn_norm.weight", "w_gate.weight": "ffn_gate.weight",
+                    "w_up.weight": "ffn_up.weight", "w_down.weight": "ffn_down.weight"}
+
+
+def gguf_name(key):
+    """The GGUF tensor name of a state_dict key ("blocks.0.wq.weight" -> "blk.0.attn_q.weight")."""
+    if key in GGUF_NAMES:
+        return GGUF_NAMES[key]
+    _, layer, rest = key.split(".", 2)
+    return f"blk.{layer}.{GGUF_BLOCK_NAMES[rest]}"
+
+
 def export(model, template, output):
-    sd = {k: v.detach().float().numpy() for k, v in model.state_dict().items()}
-    names = {"tok_embd.weight": "token_embd.weight", "norm.weight": "output_norm.weight"}
-    per_block = {"attn_norm.weight": "attn_norm.weight", "wq.weight": "attn_q.weight",
-                 "wk.weight": "attn_k.weight", "wv.weight": "attn_v.weight", "wo.weight": "attn_output.weight",
-                 "ffn_norm.weight": "ffn_norm.weight", "w_gate.weight": "ffn_gate.weight",
-                 "w_up.weight": "ffn_up.weight", "w_down.weight": "ffn_down.weight"}
-    tensors = {}
-    for k, v in sd.items():
-        if k in names:
-            tensors[names[k]] = v
-        else:
-            _, layer, rest = k.split(".", 2)
-            tensors[f"blk.{layer}.{per_block[rest]}"] = v
-    fill(template, output, tensors)
+    fill(template, output, {gguf_name(k): v.detach().float().numpy() for k, v in model.state_dict().items()})
+
+
+def load_gguf_weights(model, path):
+    """Starts `model` from the weights of a GGUF file this script wrote (a model to train on)."""
+    tensors = read_tensors(path)
+    model.load_state_dict({k: torch.from_numpy(tensors[gguf_name(k)]) for k in model.state_dict()})
 
 
 def shape_of(template):
@@ -120,6 +128,7 @@ def main():
     ap.add_argument("--template", required=True, help="the GGUF arena synth laid out (shape, tokenizer)")
     ap.add_argument("--output", required=True, help="the trained GGUF")
     ap.add_argument("--checkpoint", required=True)
+    ap.add_argument("--init", help="start from this GGUF's weights (same shape) instead of random ones")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--tokens-per-batch", type=int, default=8192)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -133,6 +142,9 @@ def main():
 
     shape = shape_of(args.template)
     model = Transformer(shape)
+    if args.init:
+        load_gguf_weights(model, args.init)
+        print(f"weights from {args.init}", flush=True)
     print(f"model: {model.num_params() / 1e6:.2f}M parameters, {shape}", flush=True)
     train = load_examples(args.train)
     held = load_examples(args.held_out)

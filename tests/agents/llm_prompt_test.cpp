@@ -105,6 +105,10 @@ TEST_CASE("The captures placeholder lists each capturing move with the piece it 
   auto fork = games::make_game("chess", "4k3/4q3/1p6/3N4/8/8/4P3/4K3 w - - 0 1");
   REQUIRE(fork);
   CHECK(value(**fork, agents::Notation::San) == "Nxe7 queen, Nxb6 pawn");
+  // A free knight before a rook the queen would lose to the pawn's recapture.
+  auto defended = games::make_game("chess", "4k3/4p3/3r4/8/8/8/8/n2QK3 w - - 0 1");
+  REQUIRE(defended);
+  CHECK(value(**defended, agents::Notation::San) == "Qxa1 knight, Qxd6 rook");
   auto promo = games::make_game("chess", "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
   REQUIRE(promo);
   CHECK(value(**promo, agents::Notation::San) == "axb8=Q+ rook, axb8=R+ rook, axb8=B rook, axb8=N rook");
