@@ -341,7 +341,10 @@ std::shared_ptr<MoveTicket> LlmPlayer::start_move(const MoveRequest& request) {
   job->notation = c.notation.value_or(default_notation(variant));
   job->prompts = &state_->prompts.at(game_family(variant));
   job->choices = job->notation == Notation::Uci ? legal->uci : legal->human;
-  job->values = position_values(job->request, job->notation, job->prompts->move.uses(Placeholder::Captures));
+  const PromptTemplate& move = job->prompts->move;
+  job->values = position_values(
+      job->request, job->notation,
+      {.captures = move.uses(Placeholder::Captures), .escapes = move.uses(Placeholder::Escapes)});
   {
     std::lock_guard lock(state_->mutex);
     job->game_serial = state_->game_serial;

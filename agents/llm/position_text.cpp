@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "agents/llm/tactics_text.h"
 #include "base/strings.h"
 
 namespace agents::llm {
@@ -108,86 +109,6 @@ std::string grouped_moves(const std::vector<std::string>& moves, Notation notati
   return out;
 }
 
-namespace {
-
-// The destination square of a UCI move ("e7e8q" -> "e8", "a10a9" -> "a9"), empty for a pass.
-std::string_view uci_destination(std::string_view uci) {
-  size_t end = uci.size();
-  if (end > 0 && std::isalpha(static_cast<unsigned char>(uci[end - 1]))) --end;  // promotion
-  size_t start = end;
-  while (start > 0 && std::isdigit(static_cast<unsigned char>(uci[start - 1]))) --start;
-  if (start == end || start == 0 || !std::isalpha(static_cast<unsigned char>(uci[start - 1]))) return {};
-  return uci.substr(start - 1, end - start + 1);
-}
-
-// The usual material value of a piece by its name: chess 9/5/3/3/1, janggi's counting points
-// (chariot 13, cannon 7, horse 5, elephant and guard 3, soldier 2).
-int piece_value(std::string_view name) {
-  static constexpr std::pair<std::string_view, int> kValues[] = {
-      {"queen", 9},  {"rook", 5},  {"bishop", 3},   {"knight", 3}, {"pawn", 1},    {"chariot", 13},
-      {"cannon", 7}, {"horse", 5}, {"elephant", 3}, {"guard", 3},  {"soldier", 2},
-  };
-  for (const auto& [piece, value] : kValues)
-    if (piece == name) return value;
-  return 0;
-}
-
-}  // namespace
-
-namespace {
-
-const games::SquareView* square_named(const games::BoardView& view, std::string_view name) {
-  auto it = std::find_if(view.squares.begin(), view.squares.end(),
-                         [&](const games::SquareView& s) { return s.name == name; });
-  return it == view.squares.end() ? nullptr : &*it;
-}
-
-// What the capture `uci` wins at once: the taken piece's value, less the capturing piece's (as it
-// stands on `to` after the move: a promoted pawn counts as its new piece) when the opponent can
-// take back on `to`. A one-move look, not a full exchange: enough to put a free piece before a
-// defended one.
-int capture_gain(const games::Game& game, std::string_view uci, std::string_view to, int taken) {
-  auto after = game.clone();
-  if (!after->apply(uci)) return taken;
-  const games::BoardView view = after->board_view();
-  const games::SquareView* square = square_named(view, to);
-  const int mover = square && square->piece ? piece_value(square->piece->name) : 0;
-  for (const auto& reply : view.legal_moves)
-    if (uci_destination(reply) == to) return taken - mover;
-  return taken;
-}
-
-}  // namespace
-
-std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
-                          const std::vector<std::string>& moves) {
-  const games::BoardView view = game.board_view();
-  struct Capture {
-    int gain;
-    std::string text;
-  };
-  std::vector<Capture> captures;
-  for (size_t i = 0; i < uci.size() && i < moves.size(); ++i) {
-    const std::string_view to = uci_destination(uci[i]);
-    if (to.empty()) continue;
-    const games::SquareView* square = square_named(view, to);
-    std::string taken;
-    if (square && square->piece && square->piece->side != view.side_to_move)
-      taken = square->piece->name;
-    else if (game_family(view.variant) == "chess" && moves[i].find('x') != std::string::npos)
-      taken = "pawn";  // en passant: the pawn is not on the destination square
-    if (taken.empty()) continue;
-    captures.push_back(
-        {capture_gain(game, uci[i], to, piece_value(taken)), fmt::format("{} {}", moves[i], taken)});
-  }
-  if (captures.empty()) return "none";
-  std::stable_sort(captures.begin(), captures.end(),
-                   [](const Capture& a, const Capture& b) { return a.gain > b.gain; });
-  std::string out;
-  for (const auto& c : captures) out += (out.empty() ? "" : ", ") + c.text;
-  return out;
-}
-
 std::string clock_text(const games::Game& game, const std::optional<ClockState>& clock) {
   if (!clock) return "none";
   std::string out =
@@ -223,7 +144,7 @@ std::string last_move_text(const games::Game& game, Notation notation) {
   return moves.empty() ? "none" : moves.back();
 }
 
-PromptValues position_values(const MoveRequest& request, Notation notation, bool with_captures) {
+PromptValues position_values(const MoveRequest& request, Notation notation, Hints hints) {
   const games::Game& game = *request.game;
   const std::string variant = game.variant();
   PromptValues v;
@@ -241,7 +162,8 @@ PromptValues position_values(const MoveRequest& request, Notation notation, bool
   for (const auto& m : moves) list += (list.empty() ? "" : " ") + m;
   set(Placeholder::LegalMoves, std::move(list));
   set(Placeholder::LegalMovesGrouped, grouped_moves(moves, notation));
-  if (with_captures) set(Placeholder::Captures, captures_text(game, legal->uci, moves));
+  if (hints.captures) set(Placeholder::Captures, captures_text(game, legal->uci, moves));
+  if (hints.escapes) set(Placeholder::Escapes, escapes_text(game, legal->uci, moves));
   set(Placeholder::History, history_text(game, notation));
   set(Placeholder::LastMove, last_move_text(game, notation));
   set(Placeholder::MoveNumber, std::to_string(fen_move_number(game.fen())));

@@ -29,12 +29,6 @@ std::vector<std::string> legal_moves_in(const games::Game& game, Notation notati
 // The moves as one line; in Korean notation the moves from one point share it ("02마83 73, 08마87
 // 77, 한수쉼": about 40% fewer tokens), other notations space separated.
 std::string grouped_moves(const std::vector<std::string>& moves, Notation notation);
-// The legal moves that capture, each with the piece it takes, the best first: by the taken piece's
-// value, less the capturing piece's where the opponent can take back at once (ties in legal-move
-// order: "02차09 chariot, Nxe5 pawn"), or "none". `uci` and `moves` are the same moves,
-// index-aligned.
-std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
-                          const std::vector<std::string>& moves);
 // Both clocks ("White 4:32, Black 3:10, +2s"), or "none".
 std::string clock_text(const games::Game& game, const std::optional<ClockState>& clock);
 
@@ -44,8 +38,15 @@ std::string history_text(const games::Game& game, Notation notation);
 // The last move in `notation`, or "none".
 std::string last_move_text(const games::Game& game, Notation notation);
 
+// Which of the placeholders that try moves on the board (tactics_text.h) to fill: they cost a few
+// board copies each, so only for the templates that use them.
+struct Hints {
+  bool captures = true;
+  bool escapes = true;
+};
+
 // The values of every placeholder for the move `request` asks (illegal_reason left empty; captures
-// too unless `with_captures`: it reads the board once more, for the templates that use it only).
-PromptValues position_values(const MoveRequest& request, Notation notation, bool with_captures = true);
+// and escapes only as `hints` asks).
+PromptValues position_values(const MoveRequest& request, Notation notation, Hints hints = {});
 
 }  // namespace agents::llm

@@ -40,6 +40,7 @@ TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]
   CHECK(out.find(" Nc6 ") != std::string::npos);
   CHECK(values[static_cast<size_t>(llm::Placeholder::LegalMovesGrouped)] ==
         values[static_cast<size_t>(llm::Placeholder::LegalMoves)]);  // SAN is not grouped
+  CHECK(out.find("escapes=[none]") != std::string::npos);            // the pawn on e5 cannot move
   CHECK(out.find("history=[1. e4 e5 2. Nf3]") != std::string::npos);
   CHECK(out.find("last_move=[Nf3]") != std::string::npos);
   CHECK(out.find("move_number=[2]") != std::string::npos);
@@ -119,6 +120,40 @@ TEST_CASE("The captures placeholder lists each capturing move with the piece it 
   INFO(korean);
   CHECK(korean.find(" soldier") != std::string::npos);
   CHECK(korean.find(',') == std::string::npos);
+}
+
+TEST_CASE("The escapes placeholder lists the moves that save an attacked piece", "[agents]") {
+  auto value = [](const games::Game& game, agents::Notation notation) {
+    return llm::position_values(move_request(game), notation)[static_cast<size_t>(llm::Placeholder::Escapes)];
+  };
+  auto start = games::make_game("chess");
+  REQUIRE(start);
+  CHECK(value(**start, agents::Notation::San) == "none");
+  // The knight on d4 is attacked by the pawn on e5: its squares the pawns do not guard (c6 and e6
+  // are d7's and f7's, b5 is a6's), in legal-move order; the rook on h1 is not attacked.
+  auto knight = games::make_game("chess", "4k3/3p1p2/p7/4p3/3N4/8/8/4K2R w - - 0 1");
+  REQUIRE(knight);
+  CHECK(value(**knight, agents::Notation::San) == "Nc2, Ne2, Nb3, Nf3, Nf5");
+  // Most valuable piece first: the queen on d1 (by the rook on d8) and the rook on a1 (by the knight
+  // on b3) are both attacked; Qxd8+ is no escape (the king takes back), Qxb3 is.
+  auto two = games::make_game("chess", "3rk3/8/8/8/8/1n6/8/R2QK3 w - - 0 1");
+  REQUIRE(two);
+  const std::string both = value(**two, agents::Notation::San);
+  INFO(both);
+  CHECK(both.rfind("Q", 0) == 0);
+  CHECK(both.find("Qxb3") != std::string::npos);
+  CHECK(both.find("Qxd8") == std::string::npos);
+  // In check every legal move answers the check: no escapes.
+  auto check = games::make_game("chess", "4k3/8/8/8/8/8/3q4/R3K3 w - - 0 1");
+  REQUIRE(check);
+  CHECK(value(**check, agents::Notation::San) == "none");
+  // Janggi, in Korean notation: Cho's chariot on a1 is attacked by Han's chariot on a10.
+  auto janggi = games::make_game("janggi", "r2k5/9/9/9/9/9/9/9/4K4/R8 w - - 0 1");
+  REQUIRE(janggi);
+  const std::string korean = value(**janggi, agents::Notation::Korean);
+  INFO(korean);
+  CHECK(korean != "none");
+  CHECK(korean.find("차") != std::string::npos);
 }
 
 TEST_CASE("Prompt templates: an unknown placeholder is an error naming the template and position",
