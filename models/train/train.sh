@@ -4,17 +4,25 @@
 # the exact tokens the model's agent sends), training, export. Every step resumes where a killed
 # run stopped (delete models/train/work to start over). About 110 minutes on 2 cores (games 11,
 # training 97); models/train/eval.sh then measures the model card's figures.
-#   models/train/train.sh [--seed N] [--steps N]
+#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--from MODEL.gguf]
+# --from trains on from a model this script made (its weights, shape and tokenizer) instead of
+# random weights and a new tokenizer: how the shipped file was made (models/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 seed=1
 steps=1800
+lr=2e-3
+warmup=100
+from=""
 while (($#)); do
   case $1 in
     --seed) seed=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
-    *) echo "usage: $0 [--seed N] [--steps N]" >&2; exit 2 ;;
+    --lr) lr=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --from) from=$(realpath "$2"); shift 2 ;;
+    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--from MODEL.gguf]" >&2; exit 2 ;;
   esac
 done
 work="$here/work"
@@ -31,7 +39,10 @@ $py "$here/datagen.py" --out "$work/games" --workers 2 --games-per-worker 800 --
 $py "$here/datagen.py" --out "$work/held-games" --workers 2 --games-per-worker 40 --seed "$((seed + 1000))"
 
 echo "== 2. tokenizer: byte-level BPE learned from the agent's prompts"
-if [[ ! -f "$work/template.gguf" ]]; then
+if [[ -n "$from" && ! -f "$work/template.gguf" ]]; then
+  cp "$from" "$work/init.gguf"  # a copy: the run may end by overwriting the file it came from
+  cp "$from" "$work/template.gguf"
+elif [[ ! -f "$work/template.gguf" ]]; then
   "$arena" synth --arch llama --shape tiny --dtype f32 --seed 1 -o "$work/builtin-vocab.gguf" > /dev/null
   # head reads the files itself: `cat | head` fails under pipefail when head closes the pipe early
   head -q -n 100 "$work/games/games-0.jsonl" "$work/games/games-1.jsonl" > "$work/corpus-games.jsonl"
@@ -61,6 +72,6 @@ done
 echo "== 4. training"
 $py "$here/train.py" --train "$work/games.examples.jsonl" --held-out "$work/held-games.examples.jsonl" \
   --template "$work/template.gguf" --output "$work/model.gguf" --checkpoint "$work/checkpoint.pt" \
-  --steps "$steps" --seed "$seed"
+  --steps "$steps" --lr "$lr" --warmup "$warmup" --seed "$seed" ${from:+--init "$work/init.gguf"}
 cp "$work/model.gguf" "$root/models/arena-chess-janggi.gguf"
 echo "wrote models/arena-chess-janggi.gguf"
