@@ -1,5 +1,7 @@
 """Trains the arena default model on `arena dataset` examples (the exact tokens of its agent's
-requests), the loss on the answer tokens (the move and the end of the turn), and writes the GGUF.
+requests), the loss on the answer tokens (the move and the end of the turn) plus, weighted by
+--aux-weight, the next-token loss on the prompt (predicting the legal moves, captures and escapes
+from the board makes the model read the board), and writes the GGUF.
 
 Resumable: a checkpoint (model, optimizer, step, data order) is written every --save-every steps
 and read back at start. Deterministic for a seed on one machine (torch's CPU kernels may differ
@@ -48,22 +50,36 @@ def batches(examples, tokens_per_batch, rng):
 
 
 def collate(examples, idx):
-    """ids [b, t] (right padded), targets [b, t] (-100 except where the answer is predicted)."""
+    """ids [b, t] (right padded); answer targets [b, t] (-100 except where the answer is
+    predicted) and prompt targets [b, t] (-100 except where the prompt's next token is)."""
     t = max(len(examples[i][1]) for i in idx)
     ids = torch.zeros((len(idx), t), dtype=torch.long)
     targets = torch.full((len(idx), t), -100, dtype=torch.long)
+    prompt_targets = torch.full((len(idx), t), -100, dtype=torch.long)
     for row, i in enumerate(idx):
         seq, n_answer = examples[i][1], examples[i][2]
+        n_prompt = len(seq) - n_answer
         ids[row, :len(seq)] = torch.from_numpy(seq)
         # logits at position p predict token p + 1: the answer's tokens are predicted from
         # the position before each.
-        targets[row, len(seq) - n_answer - 1:len(seq) - 1] = torch.from_numpy(seq[len(seq) - n_answer:])
-    return ids, targets
+        targets[row, n_prompt - 1:len(seq) - 1] = torch.from_numpy(seq[n_prompt:])
+        prompt_targets[row, :n_prompt - 1] = torch.from_numpy(seq[1:n_prompt])
+    return ids, targets, prompt_targets
 
 
-def loss_of(model, ids, targets):
-    logits = model(ids)
+def cross_entropy(logits, targets):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
+
+
+def loss_of(model, ids, targets, prompt_targets, aux_weight):
+    """(loss to train on, the answer's loss, the prompt's loss): the answer's and the prompt's
+    weighted by aux_weight, each a mean over its tokens."""
+    logits = model(ids)
+    answer = cross_entropy(logits, targets)
+    if aux_weight == 0:
+        return answer, answer, None
+    prompt = cross_entropy(logits, prompt_targets)
+    return answer + aux_weight * prompt, answer, prompt
 
 
 @torch.no_grad()
@@ -75,7 +91,7 @@ def move_accuracy(model, examples, limit=400):
     total = {}
     for start in range(0, min(limit, len(examples)), 32):
         idx = list(range(start, min(start + 32, limit, len(examples))))
-        ids, targets = collate(examples, idx)
+        ids, targets, _ = collate(examples, idx)
         pred = model(ids).argmax(-1)
         ok = ((pred == targets) | (targets == -100)).all(dim=1)
         for row, i in enumerate(idx):
@@ -133,6 +149,8 @@ def main():
     ap.add_argument("--tokens-per-batch", type=int, default=8192)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--aux-weight", type=float, default=0.0,
+                    help="weight of the next-token loss on the prompt (0: the answer's loss only)")
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--seed", type=int, default=1)
@@ -170,27 +188,32 @@ def main():
 
     plan = batches(train, args.tokens_per_batch, random.Random(f"{args.seed}-{epoch}"))
     per_epoch = len(plan)
-    started, tokens_done, smooth = time.time(), 0, None
+    started, tokens_done, smooth, smooth_prompt = time.time(), 0, None, None
     while step < args.steps:
         e, i = divmod(step, per_epoch)
         if e != epoch:
             epoch = e
             plan = batches(train, args.tokens_per_batch, random.Random(f"{args.seed}-{epoch}"))
-        ids, targets = collate(train, plan[i % len(plan)])
+        ids, targets, prompt_targets = collate(train, plan[i % len(plan)])
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        loss = loss_of(model, ids, targets)
+        loss, answer_loss, prompt_loss = loss_of(model, ids, targets, prompt_targets, args.aux_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
         tokens_done += ids.numel()
-        smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
+        # the answer's loss: comparable between runs with and without the prompt's
+        smooth = answer_loss.item() if smooth is None else 0.98 * smooth + 0.02 * answer_loss.item()
+        if prompt_loss is not None:
+            p = prompt_loss.item()
+            smooth_prompt = p if smooth_prompt is None else 0.98 * smooth_prompt + 0.02 * p
         if step % 20 == 0:
             rate = tokens_done / (time.time() - started)
             eta = (args.steps - step) * ids.numel() / rate
-            print(f"step {step}/{args.steps} epoch {epoch} loss {smooth:.3f} lr {lr_at(step):.2e} "
+            prompt_part = "" if smooth_prompt is None else f" prompt loss {smooth_prompt:.3f}"
+            print(f"step {step}/{args.steps} epoch {epoch} loss {smooth:.3f}{prompt_part} lr {lr_at(step):.2e} "
                   f"{rate:.0f} tokens/s ETA {eta / 60:.1f} min", flush=True)
         if step % args.save_every == 0 or step == args.steps:
             acc = move_accuracy(model, held)

@@ -4,9 +4,10 @@
 # the exact tokens the model's agent sends), training, export. Every step resumes where a killed
 # run stopped (delete models/train/work to start over). About 110 minutes on 2 cores (games 11,
 # training 97); models/train/eval.sh then measures the model card's figures.
-#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--from MODEL.gguf]
+#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--from MODEL.gguf]
 # --from trains on from a model this script made (its weights, shape and tokenizer) instead of
-# random weights and a new tokenizer: how the shipped file was made (models/README.md).
+# random weights and a new tokenizer: how the shipped file was made (models/README.md). --aux-weight
+# adds the next-token loss on the prompt, so weighted, to the loss on the answer.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -14,6 +15,7 @@ seed=1
 steps=1800
 lr=2e-3
 warmup=100
+aux_weight=0
 from=""
 while (($#)); do
   case $1 in
@@ -21,8 +23,9 @@ while (($#)); do
     --steps) steps=$2; shift 2 ;;
     --lr) lr=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
+    --aux-weight) aux_weight=$2; shift 2 ;;
     --from) from=$(realpath "$2"); shift 2 ;;
-    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--from MODEL.gguf]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--from MODEL.gguf]" >&2; exit 2 ;;
   esac
 done
 work="$here/work"
@@ -72,6 +75,6 @@ done
 echo "== 4. training"
 $py "$here/train.py" --train "$work/games.examples.jsonl" --held-out "$work/held-games.examples.jsonl" \
   --template "$work/template.gguf" --output "$work/model.gguf" --checkpoint "$work/checkpoint.pt" \
-  --steps "$steps" --lr "$lr" --warmup "$warmup" --seed "$seed" ${from:+--init "$work/init.gguf"}
+  --steps "$steps" --lr "$lr" --warmup "$warmup" --aux-weight "$aux_weight" --seed "$seed" ${from:+--init "$work/init.gguf"}
 cp "$work/model.gguf" "$root/models/arena-chess-janggi.gguf"
 echo "wrote models/arena-chess-janggi.gguf"
