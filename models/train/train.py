@@ -82,6 +82,11 @@ def loss_of(model, ids, targets, prompt_targets, aux_weight):
     return answer + aux_weight * prompt, answer, prompt
 
 
+def smoothed(prev, x):
+    """An exponential moving average of the losses the progress lines print."""
+    return x if prev is None else 0.98 * prev + 0.02 * x
+
+
 @torch.no_grad()
 def move_accuracy(model, examples, limit=400):
     """Share of examples whose answer the model predicts exactly, greedily, token by token (the
@@ -205,10 +210,9 @@ def main():
         step += 1
         tokens_done += ids.numel()
         # the answer's loss: comparable between runs with and without the prompt's
-        smooth = answer_loss.item() if smooth is None else 0.98 * smooth + 0.02 * answer_loss.item()
+        smooth = smoothed(smooth, answer_loss.item())
         if prompt_loss is not None:
-            p = prompt_loss.item()
-            smooth_prompt = p if smooth_prompt is None else 0.98 * smooth_prompt + 0.02 * p
+            smooth_prompt = smoothed(smooth_prompt, prompt_loss.item())
         if step % 20 == 0:
             rate = tokens_done / (time.time() - started)
             eta = (args.steps - step) * ids.numel() / rate
