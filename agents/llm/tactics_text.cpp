@@ -111,7 +111,7 @@ std::string captures_text(const games::Game& game, const std::vector<std::string
   std::stable_sort(captures.begin(), captures.end(),
                    [](const Capture& a, const Capture& b) { return a.gain > b.gain; });
   std::string out;
-  for (const auto& c : captures) out += (out.empty() ? "" : ", ") + c.text;
+  for (auto c = captures.rbegin(); c != captures.rend(); ++c) out += (out.empty() ? "" : "\n") + c->text;
   return out;
 }
 
@@ -142,10 +142,7 @@ std::string escapes_text(const games::Game& game, const std::vector<std::string>
   std::stable_sort(escapes.begin(), escapes.end(),
                    [](const Escape& a, const Escape& b) { return a.value > b.value; });
   std::string out;
-  for (size_t i = 0; i < escapes.size() && i < limit; ++i) {
-    if (i) out += ", ";
-    out += escapes[i].move;
-  }
+  for (size_t i = std::min(escapes.size(), limit); i-- > 0;) out += escapes[i].move + (i ? "\n" : "");
   return out;
 }
 

@@ -102,17 +102,17 @@ TEST_CASE("The captures placeholder lists each capturing move with the piece it 
   auto ep = games::make_game("chess", "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2");
   REQUIRE(ep);
   CHECK(value(**ep, agents::Notation::San) == "exd6 pawn");
-  // The most valuable piece first, ties in legal-move order.
+  // One a line, the best last: the most valuable piece, ties in legal-move order.
   auto fork = games::make_game("chess", "4k3/4q3/1p6/3N4/8/8/4P3/4K3 w - - 0 1");
   REQUIRE(fork);
-  CHECK(value(**fork, agents::Notation::San) == "Nxe7 queen, Nxb6 pawn");
-  // A free knight before a rook the queen would lose to the pawn's recapture.
+  CHECK(value(**fork, agents::Notation::San) == "Nxb6 pawn\nNxe7 queen");
+  // A free knight after (better than) a rook the queen would lose to the pawn's recapture.
   auto defended = games::make_game("chess", "4k3/4p3/3r4/8/8/8/8/n2QK3 w - - 0 1");
   REQUIRE(defended);
-  CHECK(value(**defended, agents::Notation::San) == "Qxa1 knight, Qxd6 rook");
+  CHECK(value(**defended, agents::Notation::San) == "Qxd6 rook\nQxa1 knight");
   auto promo = games::make_game("chess", "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
   REQUIRE(promo);
-  CHECK(value(**promo, agents::Notation::San) == "axb8=Q+ rook, axb8=R+ rook, axb8=B rook, axb8=N rook");
+  CHECK(value(**promo, agents::Notation::San) == "axb8=N rook\naxb8=B rook\naxb8=R+ rook\naxb8=Q+ rook");
   // Janggi: Cho's chariot on a1 can take Han's soldier on a7 (ten ranks: "a7", never "a10" read as "a1").
   auto janggi = games::make_game("janggi", "3k5/9/9/p8/9/9/9/9/4K4/R8 w - - 0 1");
   REQUIRE(janggi);
@@ -130,17 +130,17 @@ TEST_CASE("The escapes placeholder lists the moves that save an attacked piece",
   REQUIRE(start);
   CHECK(value(**start, agents::Notation::San) == "none");
   // The knight on d4 is attacked by the pawn on e5: its squares the pawns do not guard (c6 and e6
-  // are d7's and f7's, b5 is a6's), in legal-move order; the rook on h1 is not attacked.
+  // are d7's and f7's, b5 is a6's), the last in legal-move order first; the rook on h1 is not attacked.
   auto knight = games::make_game("chess", "4k3/3p1p2/p7/4p3/3N4/8/8/4K2R w - - 0 1");
   REQUIRE(knight);
-  CHECK(value(**knight, agents::Notation::San) == "Nc2, Ne2, Nb3, Nf3, Nf5");
-  // Most valuable piece first: the queen on d1 (by the rook on d8) and the rook on a1 (by the knight
+  CHECK(value(**knight, agents::Notation::San) == "Nf5\nNf3\nNb3\nNe2\nNc2");
+  // The most valuable piece last: the queen on d1 (by the rook on d8) and the rook on a1 (by the knight
   // on b3) are both attacked; Qxd8+ is no escape (the king takes back), Qxb3 is.
   auto two = games::make_game("chess", "3rk3/8/8/8/8/1n6/8/R2QK3 w - - 0 1");
   REQUIRE(two);
   const std::string both = value(**two, agents::Notation::San);
   INFO(both);
-  CHECK(both.rfind("Q", 0) == 0);
+  CHECK(both.substr(both.rfind('\n') + 1).starts_with("Q"));
   CHECK(both.find("Qxb3") != std::string::npos);
   CHECK(both.find("Qxd8") == std::string::npos);
   // In check every legal move answers the check: no escapes.
