@@ -2,9 +2,11 @@
 #include "agents/llm/tactics_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
+#include <ranges>
 #include <set>
 #include <string_view>
 
@@ -84,6 +86,12 @@ std::vector<std::string> opponent_moves(const games::Game& game) {
   return flipped ? (*flipped)->legal_moves() : std::vector<std::string>{};
 }
 
+// `ranked` (best first) one a line, the best last: the layout tactics_text.h explains.
+template <typename Ranked>
+std::string best_last(Ranked&& ranked) {
+  return fmt::format("{}", fmt::join(ranked | std::views::reverse, "\n"));
+}
+
 }  // namespace
 
 std::string captures_text(const games::Game& game, const std::vector<std::string>& uci,
@@ -110,9 +118,7 @@ std::string captures_text(const games::Game& game, const std::vector<std::string
   if (captures.empty()) return "none";
   std::stable_sort(captures.begin(), captures.end(),
                    [](const Capture& a, const Capture& b) { return a.gain > b.gain; });
-  std::string out;
-  for (auto c = captures.rbegin(); c != captures.rend(); ++c) out += (out.empty() ? "" : "\n") + c->text;
-  return out;
+  return best_last(captures | std::views::transform(&Capture::text));
 }
 
 std::string escapes_text(const games::Game& game, const std::vector<std::string>& uci,
@@ -141,9 +147,7 @@ std::string escapes_text(const games::Game& game, const std::vector<std::string>
   if (escapes.empty()) return "none";
   std::stable_sort(escapes.begin(), escapes.end(),
                    [](const Escape& a, const Escape& b) { return a.value > b.value; });
-  std::string out;
-  for (size_t i = std::min(escapes.size(), limit); i-- > 0;) out += escapes[i].move + (i ? "\n" : "");
-  return out;
+  return best_last(escapes | std::views::take(limit) | std::views::transform(&Escape::move));
 }
 
 }  // namespace agents::llm
