@@ -40,7 +40,7 @@ struct Scratch {
   std::vector<int16_t> wide;     // the rows widened to int16 for the tile kernels
   std::vector<float> wide_f32;   // F16 / BF16 rows widened to F32 for the half tiles
   std::vector<float> r8_scales;  // Q8_0 block scales as floats, for the R8 kernels
-  std::vector<int32_t> r8_sums;  // Q8_0 block sums, for the R8 kernels of Q4_0 / Q5_0
+  std::vector<int32_t> r8_sums;  // Q8_0 block sums, for the R8 kernels (their codes' offsets)
 };
 
 Scratch& activation_scratch(size_t i) {
@@ -58,8 +58,7 @@ struct PreparedInput {
   float* wide_scales = nullptr;
   bool f32 = false;           // also widened to F32 (F16 / BF16 only), for a half tile kernel
   float* wide_f32 = nullptr;  // those rows
-  bool r8 = false;            // block scales (and sums) for an R8 kernel (Q8_0 only)
-  bool r8_sums = false;
+  bool r8 = false;            // block scales and sums for an R8 kernel (Q8_0 only)
   R8Rows r8_rows;
   float* r8_scales = nullptr;  // r8_rows' buffers, written by the conversion
   int32_t* r8_sum_out = nullptr;
@@ -183,7 +182,6 @@ void plan_targets(std::span<const MatmulTarget> targets, int64_t n, SimdLevel le
       plans[t].r8 = r8_matmul_for(w.type, level);
       assert(plans[t].r8 != nullptr && xt == GgmlType::Q8_0);
       inputs[i].r8 = true;
-      if (w.type != GgmlType::Q8_0) inputs[i].r8_sums = true;
       continue;
     }
     choose_kernels(w.type, n, level, plans[t]);
@@ -219,10 +217,8 @@ std::byte* prepare_input(PreparedInput& in, size_t i, std::span<const float> x, 
   if (in.r8) {
     scratch.r8_scales.resize(static_cast<size_t>(n * nb));
     in.r8_scales = scratch.r8_scales.data();
-    if (in.r8_sums) {
-      scratch.r8_sums.resize(static_cast<size_t>(n * nb));
-      in.r8_sum_out = scratch.r8_sums.data();
-    }
+    scratch.r8_sums.resize(static_cast<size_t>(n * nb));
+    in.r8_sum_out = scratch.r8_sums.data();
     in.r8_rows = R8Rows{in.rows.data, in.rows.stride, in.r8_scales, in.r8_sum_out, nb};
   }
   return scratch.rows.data();
@@ -237,7 +233,6 @@ void convert_input_row(const PreparedInput& in, SimdLevel level, const float* x,
     const auto* blocks = reinterpret_cast<const BlockQ8_0*>(row);
     for (int64_t k = 0; k < nb; ++k) {
       in.r8_scales[r * nb + k] = f16_to_f32(blocks[k].d);
-      if (in.r8_sum_out == nullptr) continue;
       int32_t sum = 0;
       for (int v = 0; v < kQK8_0; ++v) sum += blocks[k].qs[v];
       in.r8_sum_out[r * nb + k] = sum;

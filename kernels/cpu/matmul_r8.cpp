@@ -13,8 +13,12 @@ namespace kernels {
 
 namespace {
 
-// Value v (0..31) of a ggml block: Q8_0 signed as stored; Q4_0 / Q5_0 the unsigned code
-// (nibble, nibble | fifth << 4).
+// The unsigned code of a value: Q8_0 value + 128 (its sign bit flipped); value v (0..31) of a
+// Q4_0 / Q5_0 block: the nibble, nibble | fifth << 4.
+uint8_t q8_code(int8_t value) {
+  return static_cast<uint8_t>(value) ^ 0x80;
+}
+
 uint8_t q4_code(const BlockQ4_0& b, int v) {
   return v < 16 ? b.qs[v] & 0xF : b.qs[v - 16] >> 4;
 }
@@ -72,7 +76,8 @@ MatrixView repack_r8(const MatrixView& w, std::byte* dst) {
           const auto& b = reinterpret_cast<const BlockQ8_0*>(row)[k];
           auto& p = packed_block<BlockQ8_0x8>(out, dst, g, k);
           p.d[i] = b.d;
-          for (int t = 0; t < 8; ++t) std::memcpy(&p.qs[t][4 * i], b.qs + 4 * t, 4);
+          for (int t = 0; t < 8; ++t)
+            for (int q = 4 * i; q < 4 * i + 4; ++q) p.qs[t][q] = q8_code(b.qs[value_of(t, q)]);
         } else if (w.type == GgmlType::Q4_0) {
           const auto& b = reinterpret_cast<const BlockQ4_0*>(row)[k];
           auto& p = packed_block<BlockQ4_0x8>(out, dst, g, k);
@@ -111,7 +116,7 @@ void unpack_r8_row(const MatrixView& w, int64_t r, std::byte* dst) {
       auto& b = reinterpret_cast<BlockQ8_0*>(dst)[k];
       b.d = p.d[i];
       for (int t = 0; t < 8; ++t)
-        for (int q = 4 * i; q < 4 * i + 4; ++q) b.qs[value_of(t, q)] = p.qs[t][q];
+        for (int q = 4 * i; q < 4 * i + 4; ++q) b.qs[value_of(t, q)] = static_cast<int8_t>(p.qs[t][q] ^ 0x80);
     } else {
       uint8_t code[32];
       uint16_t d;

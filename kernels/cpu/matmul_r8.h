@@ -8,7 +8,9 @@
 //
 // Layout of group g (rows 8g .. 8g + 7; rows past the matrix are zero), block k, byte q of a
 // 32-byte vector t holding values 4t .. 4t + 3 of row q / 4 (byte q % 4 = value 4t + q % 4):
-//   Q8_0x8: d[8] (F16), qs[8][32]: vector t = qs[t], signed values as stored.
+//   Q8_0x8: d[8] (F16), qs[8][32]: vector t = qs[t], each value + 128 (its sign bit flipped:
+//           unsigned codes, as VNNI's vpdpbusd takes them; the AVX2 and plain AVX-512 kernels
+//           flip it back).
 //   Q4_0x8: d[8], qs[4][32]: vector t < 4 is the low nibbles of qs[t], vector t + 4 the high
 //           ones; value = nibble - 8.
 //   Q5_0x8: d[8], qh[32], qs[4][32]: as Q4_0x8, with bit t of qh[q] the fifth bit of vector t's
@@ -36,7 +38,7 @@ inline constexpr int kR8 = 8;  // weight rows per interleaved group
 
 struct BlockQ8_0x8 {
   uint16_t d[kR8];
-  int8_t qs[kR8][32];
+  uint8_t qs[kR8][32];  // value + 128
 };
 static_assert(sizeof(BlockQ8_0x8) == kR8 * sizeof(BlockQ8_0));
 
@@ -81,8 +83,8 @@ struct BlockQ6_Kx8 {
 static_assert(sizeof(BlockQ6_Kx8) == kR8 * sizeof(BlockQ6K));
 
 // Q8_0 activation rows as the R8 kernels read them: row j's blocks at q8 + j * q8_stride, their
-// scales as floats at scales[j * blocks + k] and (Q4_0 / Q5_0 weights) the sums of their 32
-// values at sums[j * blocks + k].
+// scales as floats at scales[j * blocks + k] and the sums of their 32 values at
+// sums[j * blocks + k] (which the codes' offsets take back).
 struct R8Rows {
   const std::byte* q8 = nullptr;
   size_t q8_stride = 0;

@@ -2,7 +2,8 @@
 // Q8_0 activation rows. Per block and activation row, the 8 vectors t of a group meet the
 // activation's values 4t .. 4t + 3 broadcast to every lane, so lane i accumulates row i's exact
 // integer dot:
-//   Q8_0: vpmaddubsw(|w|, sign(x, w)) then vpmaddwd by 1, summed in int32;
+//   Q8_0: the codes' sign bits flipped back (w), vpmaddubsw(|w|, sign(x, w)) then vpmaddwd by 1,
+//   summed in int32;
 //   Q4_0 / Q5_0: the unsigned codes u (0..15 / 0..31) times x with vpmaddubsw, summed in int16
 //   (8 / 4 products of at most 2 * 31 * 128 fit), widened once, minus 8 / 16 times the block's
 //   activation sum: the same integer as the signed values' dot.
@@ -49,10 +50,10 @@ inline void scale_add(const uint16_t* d, const float* const xs[C], int64_t k, co
 template <int C>
 inline void block_sums(const BlockQ8_0x8& b, const BlockQ8_0* const xr[C], const int32_t* const[C], int64_t k,
                        __m256i* sum) {
-  const __m256i ones = _mm256_set1_epi16(1);
+  const __m256i ones = _mm256_set1_epi16(1), sign = _mm256_set1_epi8(static_cast<char>(0x80));
   for (int c = 0; c < C; ++c) sum[c] = _mm256_setzero_si256();
   for (int t = 0; t < 8; ++t) {
-    const __m256i wv = load256(b.qs[t]);
+    const __m256i wv = _mm256_xor_si256(load256(b.qs[t]), sign);
     const __m256i aw = _mm256_sign_epi8(wv, wv);
     for (int c = 0; c < C; ++c) {
       const __m256i p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(broadcast4(xr[c][k], t), wv));
@@ -134,7 +135,7 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
   for (int c = 0; c < C; ++c) {
     xr[c] = q8_0_row(x, j0 + c);
     xs[c] = x.scales + (j0 + c) * nb;
-    xsum[c] = x.sums != nullptr ? x.sums + (j0 + c) * nb : nullptr;
+    xsum[c] = x.sums + (j0 + c) * nb;
     acc[c] = _mm256_setzero_ps();
   }
   for (int64_t k = 0; k < nb; ++k) {

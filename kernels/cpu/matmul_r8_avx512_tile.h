@@ -6,10 +6,10 @@
 // permuted onto the matching halves, and four byte products are summed per int32 lane:
 //   Q4_0 / Q5_0 (partner t + 4, the same packed bytes' high nibbles): the codes are unsigned
 //     already: dot(codes, x), minus 8 / 16 times the block's activation sum;
-//   Q8_0 (partner t + 1, the next 32 bytes), with VNNI: the activation is made unsigned (x + 128,
-//     its sign bit flipped): dpbusd(x + 128, w), minus 128 times the weight rows' block sums,
-//     which are one dpbusd of ones by w per block, shared by every activation row; without VNNI:
-//     vpmaddubsw(|w|, x with w's sign), which cannot saturate.
+//   Q8_0 (partner t + 1, the next 32 bytes), stored as unsigned codes w + 128: with VNNI as
+//     Q4_0, dot(codes, x) minus 128 times the block's activation sum; without VNNI the codes'
+//     sign bits flipped back: vpmaddubsw(|w|, x with w's sign), which cannot saturate (the
+//     codes' pair sums could).
 // The halves are added in int32 (exact), so lane i holds row i's block sum, and then exactly as
 // the AVX2 kernel: acc += float(sum) * (d_w * d_x) per block, in order. Every one of these kernels
 // gives the same bits, whatever else shares the call (batch invariance).
@@ -78,9 +78,13 @@ inline __m512i pair_index(int p) {
   return _mm512_mask_mov_epi32(first, 0xFF00, _mm512_set1_epi32(pair_second<Packed>(p)));
 }
 
-// The four registers of block b's byte codes (Q8_0: signed values; Q4_0 / Q5_0: unsigned).
+// The four registers of block b's byte codes: unsigned (Q8_0 without VNNI: the signed values).
 inline void block_codes(const BlockQ8_0x8& b, __m512i* v) {
-  for (int p = 0; p < 4; ++p) v[p] = _mm512_loadu_si512(b.qs[2 * p]);
+  const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (int p = 0; p < 4; ++p) {
+    v[p] = _mm512_loadu_si512(b.qs[2 * p]);
+    if constexpr (!kVnni) v[p] = _mm512_xor_si512(v[p], sign);
+  }
 }
 
 inline void block_codes(const BlockQ4_0x8& b, __m512i* v) {
@@ -118,13 +122,11 @@ inline __m256i fold(__m512i halves) {
 // One group (8 weight rows) against activation rows j0 .. j0 + C - 1; writes rows r .. r + num_w - 1.
 template <typename Packed, int C>
 void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* y, int64_t y_stride) {
-  constexpr bool q8 = kIsQ8<Packed>;
-  constexpr int32_t offset = std::is_same_v<Packed, BlockQ4_0x8> ? 8 : 16;  // Q4_0 / Q5_0 code bias
+  constexpr bool signed_dot = kIsQ8<Packed> && !kVnni;  // else unsigned codes less offset * sum(x)
+  constexpr int32_t offset = kIsQ8<Packed> ? 128 : std::is_same_v<Packed, BlockQ4_0x8> ? 8 : 16;
   const int64_t nb = x.blocks;
   const __m512i idx[4] = {pair_index<Packed>(0), pair_index<Packed>(1), pair_index<Packed>(2),
                           pair_index<Packed>(3)};
-  const __m512i ones = _mm512_set1_epi8(1);
-  const __m256i sign = _mm256_set1_epi8(static_cast<char>(0x80));
   const BlockQ8_0* xr[C];
   const float* xs[C];
   const int32_t* xsum[C];
@@ -132,36 +134,23 @@ void group_tile(const Packed* g, const R8Rows& x, int64_t j0, int num_w, float* 
   for (int c = 0; c < C; ++c) {
     xr[c] = q8_0_row(x, j0 + c);
     xs[c] = x.scales + (j0 + c) * nb;
-    xsum[c] = x.sums != nullptr ? x.sums + (j0 + c) * nb : nullptr;
+    xsum[c] = x.sums + (j0 + c) * nb;
     acc[c] = _mm256_setzero_ps();
   }
   for (int64_t k = 0; k < nb; ++k) {
     prefetch_ahead<kPrefetch>(g + k);
     __m512i v[4];
     block_codes(g[k], v);
-    __m256i weight_bias = _mm256_setzero_si256();  // Q8_0 with VNNI: 128 times each row's block sum
-    if constexpr (q8 && kVnni) {
-      __m512i ws = _mm512_setzero_si512();
-      for (int p = 0; p < 4; ++p) ws = dot_u8s8(ws, ones, v[p]);
-      weight_bias = _mm256_slli_epi32(fold(ws), 7);
-    }
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(g[k].d)));
     for (int c = 0; c < C; ++c) {
-      __m256i xv = load256(xr[c][k].qs);
-      if constexpr (q8 && kVnni) xv = _mm256_xor_si256(xv, sign);
-      const __m512i xz = _mm512_zextsi256_si512(xv);
+      const __m512i xz = _mm512_zextsi256_si512(load256(xr[c][k].qs));
       __m512i halves = _mm512_setzero_si512();
       for (int p = 0; p < 4; ++p) {
         const __m512i a = _mm512_permutexvar_epi32(idx[p], xz);
-        if constexpr (q8 && kVnni)
-          halves = dot_u8s8(halves, a, v[p]);
-        else if constexpr (q8)
-          halves = dot_s8s8(halves, a, v[p]);
-        else
-          halves = dot_u8s8(halves, v[p], a);
+        halves = signed_dot ? dot_s8s8(halves, a, v[p]) : dot_u8s8(halves, v[p], a);
       }
-      const __m256i bias = q8 ? weight_bias : _mm256_set1_epi32(offset * xsum[c][k]);
-      const __m256i sum = _mm256_sub_epi32(fold(halves), bias);
+      const __m256i sum =
+          signed_dot ? fold(halves) : _mm256_sub_epi32(fold(halves), _mm256_set1_epi32(offset * xsum[c][k]));
       acc[c] =
           _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(dw, _mm256_broadcast_ss(xs[c] + k)), acc[c]);
     }

@@ -121,8 +121,7 @@ TEST_CASE("R8 kernels match the scalar dot products for odd shapes, and each oth
               sums[static_cast<size_t>(j * blocks + k)] = s;
             }
           }
-          const kernels::R8Rows x{xq.data(), xrow, scales.data(),
-                                  type == GgmlType::Q8_0 ? nullptr : sums.data(), blocks};
+          const kernels::R8Rows x{xq.data(), xrow, scales.data(), sums.data(), blocks};
           const auto run = [&](kernels::R8MatmulFn kernel) {
             return run_with_sentinels(
                 rows, n, [&](float* out, int64_t s) { kernel(packed.view, 0, rows, x, 0, n, out, s); });
