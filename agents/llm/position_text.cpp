@@ -162,6 +162,7 @@ PromptValues position_values(const MoveRequest& request, Notation notation, Hint
   for (const auto& m : moves) list += (list.empty() ? "" : " ") + m;
   set(Placeholder::LegalMoves, std::move(list));
   set(Placeholder::LegalMovesGrouped, grouped_moves(moves, notation));
+  set(Placeholder::LegalMovesLines, fmt::format("{}", fmt::join(moves, "\n")));
   if (hints.captures) set(Placeholder::Captures, captures_text(game, legal->uci, moves));
   if (hints.escapes) set(Placeholder::Escapes, escapes_text(game, legal->uci, moves));
   set(Placeholder::History, history_text(game, notation));

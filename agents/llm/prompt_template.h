@@ -24,6 +24,7 @@ enum class Placeholder {
   BoardFull,          // the game's own verbose diagram (legend, last move, check, material)
   LegalMoves,         // the legal moves in the agent's notation, space separated
   LegalMovesGrouped,  // the same, moves from one point sharing it (Korean: "02마83 73" = 02마83 or 02마73)
+  LegalMovesLines,    // the same, one move a line: each spelled out in the tokens an answer would use
   Captures,           // the capturing legal moves, each with the piece taken ("exd5 pawn"), or "none"
   Escapes,            // the moves that take an attacked piece where it cannot be taken at once, or "none"
   History,            // the moves so far in the agent's notation ("1. e4 e5 2. Nf3")
@@ -33,16 +34,27 @@ enum class Placeholder {
   Clock,              // both clocks ("White 4:32, Black 3:10, +2s") or "none"
   IllegalReason,      // on a retry, why the last answer was rejected (ends with a space); else empty
 };
-inline constexpr size_t kNumPlaceholders = 17;
+inline constexpr size_t kNumPlaceholders = 18;
 
 // The names as written in templates, in Placeholder order.
-inline constexpr std::array<std::string_view, kNumPlaceholders> kPlaceholderNames = {
-    "game",       "variant",       "side",
-    "opponent",   "fen",           "board",
-    "board_full", "legal_moves",   "legal_moves_grouped",
-    "captures",   "escapes",       "history",
-    "last_move",  "move_number",   "ply",
-    "clock",      "illegal_reason"};
+inline constexpr std::array<std::string_view, kNumPlaceholders> kPlaceholderNames = {"game",
+                                                                                     "variant",
+                                                                                     "side",
+                                                                                     "opponent",
+                                                                                     "fen",
+                                                                                     "board",
+                                                                                     "board_full",
+                                                                                     "legal_moves",
+                                                                                     "legal_moves_grouped",
+                                                                                     "legal_moves_lines",
+                                                                                     "captures",
+                                                                                     "escapes",
+                                                                                     "history",
+                                                                                     "last_move",
+                                                                                     "move_number",
+                                                                                     "ply",
+                                                                                     "clock",
+                                                                                     "illegal_reason"};
 
 // Whether a placeholder stays the same for a whole game (the only ones a system prompt may use,
 // so that it is the same text every move and the prefix cache serves it).

@@ -74,6 +74,21 @@ def read_tensors(path):
     return out
 
 
+def set_context(path, context):
+    """Rewrites the context length a GGUF file declares (`<arch>.context_length`, a uint32) in
+    place; returns the old value."""
+    meta, _ = read_layout(path)
+    key = f"{meta['general.architecture']}.context_length".encode()
+    with open(path, "r+b") as f:
+        data = f.read()
+        at = data.find(struct.pack("<Q", len(key)) + key + struct.pack("<I", 4))
+        if at < 0:
+            raise ValueError(f"{path}: no uint32 {key.decode()}")
+        f.seek(at + 8 + len(key) + 4)
+        f.write(struct.pack("<I", context))
+    return meta[key.decode()]
+
+
 def fill(template, output, tensors):
     """Copies `template` to `output` with every tensor replaced by tensors[name] (numpy, shaped
     [rows, row length] as torch stores a Linear's weight; GGUF's dims list the row length first)."""

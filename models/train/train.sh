@@ -4,8 +4,9 @@
 # the exact tokens the model's agent sends), training, export. Every step resumes where a killed
 # run stopped (delete models/train/work to start over). About 110 minutes on 2 cores (games 11,
 # training 97); models/train/eval.sh then measures the model card's figures.
-#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--from MODEL.gguf]
-# --from trains on from a model this script made (its weights, shape and tokenizer) instead of
+#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--context N]
+#                         [--from MODEL.gguf]
+# --context is the model's context length (default 1024: janggi's longest prompts pass 512). --from trains on from a model this script made (its weights, shape and tokenizer) instead of
 # random weights and a new tokenizer: how the shipped file was made (models/README.md). --aux-weight
 # adds the next-token loss on the prompt, so weighted, to the loss on the answer.
 set -euo pipefail
@@ -16,6 +17,7 @@ steps=1800
 lr=2e-3
 warmup=100
 aux_weight=0
+context=1024
 from=""
 while (($#)); do
   case $1 in
@@ -24,8 +26,10 @@ while (($#)); do
     --lr) lr=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --aux-weight) aux_weight=$2; shift 2 ;;
+    --context) context=$2; shift 2 ;;
     --from) from=$(realpath "$2"); shift 2 ;;
-    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--from MODEL.gguf]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--context N] [--from MODEL.gguf]" >&2
+      exit 2 ;;
   esac
 done
 work="$here/work"
@@ -58,10 +62,14 @@ with open(sys.argv[2], "w") as out:
         out.write((d["text"] + d["move"]).replace("<|im_start|>", "").replace("<|im_end|>", "") + "\n")
 ' "$work/corpus.jsonl" "$work/corpus.txt"
   "$arena" synth --arch llama --layers 4 --embd 192 --heads 6 --kv-heads 2 --ffn 512 --vocab 1024 \
-    --context 512 --tied --corpus "$work/corpus.txt" --dtype f16 --seed 1 --name arena-chess-janggi \
+    --context "$context" --tied --corpus "$work/corpus.txt" --dtype f16 --seed 1 --name arena-chess-janggi \
     -o "$work/template.gguf.part"
   mv "$work/template.gguf.part" "$work/template.gguf"
 fi
+# A model trained on keeps its weights and tokenizer; its context may grow (rotary positions).
+$py -c 'import sys; sys.path.insert(0, sys.argv[1]); from gguf_fill import set_context
+if set_context(sys.argv[2], int(sys.argv[3])) != int(sys.argv[3]): print("context set to", sys.argv[3])
+' "$here" "$work/template.gguf" "$context"
 
 echo "== 3. examples in the agent's tokens"
 for set in games held-games; do

@@ -40,6 +40,7 @@ TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]
   CHECK(out.find(" Nc6 ") != std::string::npos);
   CHECK(values[static_cast<size_t>(llm::Placeholder::LegalMovesGrouped)] ==
         values[static_cast<size_t>(llm::Placeholder::LegalMoves)]);  // SAN is not grouped
+  CHECK(out.find("\nNc6\n") != std::string::npos);                   // legal_moves_lines: one move a line
   CHECK(out.find("escapes=[none]") != std::string::npos);            // the pawn on e5 cannot move
   CHECK(out.find("history=[1. e4 e5 2. Nf3]") != std::string::npos);
   CHECK(out.find("last_move=[Nf3]") != std::string::npos);
@@ -85,6 +86,9 @@ TEST_CASE("Prompt templates fill every placeholder from the position", "[agents]
   std::sort(expanded.begin(), expanded.end());
   CHECK(expanded == legal);
   CHECK(grouped.size() < jv[static_cast<size_t>(llm::Placeholder::LegalMoves)].size());
+  std::string lines = jv[static_cast<size_t>(llm::Placeholder::LegalMovesLines)];
+  std::replace(lines.begin(), lines.end(), '\n', ' ');
+  CHECK(lines == jv[static_cast<size_t>(llm::Placeholder::LegalMoves)]);  // every move spelled out
 }
 
 TEST_CASE("The captures placeholder lists each capturing move with the piece it takes", "[agents]") {
