@@ -127,7 +127,7 @@ expect_run(ARGS ${dataset_args} --agent model ${games} -o ${CMAKE_CURRENT_BINARY
 file(READ ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl dataset_out)
 string(REGEX MATCHALL "\"answer\":\\[[0-9,]+\\]" answers "${dataset_out}")
 list(LENGTH answers num_answers)
-if(NOT num_answers EQUAL 4 OR NOT dataset_out MATCHES "\"move\":\"d4\".*\"move\":\"Nf3\".*\"move\":\"71졸61\".*Legal moves: ")
+if(NOT num_answers EQUAL 4 OR NOT dataset_out MATCHES "\"move\":\"d4\".*\"move\":\"Nf3\".*\"move\":\"71졸61\".*Legal moves:\\\\n[0-9]")  # one move a line, spelled out
   message(FATAL_ERROR "arena dataset wrote:\n${dataset_out}")
 endif()
 file(WRITE ${games}.bad "{\"variant\": \"chess\"}\n")
