@@ -158,9 +158,7 @@ PromptValues position_values(const MoveRequest& request, Notation notation, Hint
   set(Placeholder::BoardFull, game.render_text());
   const std::shared_ptr<const LegalMoves> legal = legal_moves(request);
   const std::vector<std::string>& moves = notation == Notation::Uci ? legal->uci : legal->human;
-  std::string list;
-  for (const auto& m : moves) list += (list.empty() ? "" : " ") + m;
-  set(Placeholder::LegalMoves, std::move(list));
+  set(Placeholder::LegalMoves, fmt::format("{}", fmt::join(moves, " ")));
   set(Placeholder::LegalMovesGrouped, grouped_moves(moves, notation));
   set(Placeholder::LegalMovesLines, fmt::format("{}", fmt::join(moves, "\n")));
   if (hints.captures) set(Placeholder::Captures, captures_text(game, legal->uci, moves));

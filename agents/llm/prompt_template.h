@@ -37,24 +37,15 @@ enum class Placeholder {
 inline constexpr size_t kNumPlaceholders = 18;
 
 // The names as written in templates, in Placeholder order.
-inline constexpr std::array<std::string_view, kNumPlaceholders> kPlaceholderNames = {"game",
-                                                                                     "variant",
-                                                                                     "side",
-                                                                                     "opponent",
-                                                                                     "fen",
-                                                                                     "board",
-                                                                                     "board_full",
-                                                                                     "legal_moves",
-                                                                                     "legal_moves_grouped",
-                                                                                     "legal_moves_lines",
-                                                                                     "captures",
-                                                                                     "escapes",
-                                                                                     "history",
-                                                                                     "last_move",
-                                                                                     "move_number",
-                                                                                     "ply",
-                                                                                     "clock",
-                                                                                     "illegal_reason"};
+// clang-format off
+inline constexpr std::array<std::string_view, kNumPlaceholders> kPlaceholderNames = {
+    "game",              "variant",     "side",
+    "opponent",          "fen",         "board",
+    "board_full",        "legal_moves", "legal_moves_grouped",
+    "legal_moves_lines", "captures",    "escapes",
+    "history",           "last_move",   "move_number",
+    "ply",               "clock",       "illegal_reason"};
+// clang-format on
 
 // Whether a placeholder stays the same for a whole game (the only ones a system prompt may use,
 // so that it is the same text every move and the prefix cache serves it).

@@ -6,7 +6,8 @@
 # training 97); models/train/eval.sh then measures the model card's figures.
 #   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--context N]
 #                         [--from MODEL.gguf]
-# --context is the model's context length (default 1024: janggi's longest prompts pass 512). --from trains on from a model this script made (its weights, shape and tokenizer) instead of
+# --context is the model's context length (default 1024: janggi's longest prompts pass 512).
+# --from trains on from a model this script made (its weights, shape and tokenizer) instead of
 # random weights and a new tokenizer: how the shipped file was made (models/README.md). --aux-weight
 # adds the next-token loss on the prompt, so weighted, to the loss on the answer.
 set -euo pipefail
