@@ -43,8 +43,17 @@ HttpResponse json_response(std::string body, int status) {
 
 void AsyncResponse::wake(std::unique_lock<std::mutex>& lock) {
   std::function<void()> waker = waker_;
+  if (!waker) return;
+  ++waking_;
   lock.unlock();
-  if (waker) waker();
+  waker();
+  waker = nullptr;  // the copy, and what it holds, goes before set_waker / cancel may return
+  lock.lock();
+  if (--waking_ == 0) woken_.notify_all();
+}
+
+void AsyncResponse::wait_no_wake(std::unique_lock<std::mutex>& lock) {
+  woken_.wait(lock, [this] { return waking_ == 0; });
 }
 
 void AsyncResponse::respond(HttpResponse response) {
@@ -96,6 +105,8 @@ void AsyncResponse::set_on_cancel(std::function<void()> hook) {
 
 void AsyncResponse::set_waker(std::function<void()> waker) {
   std::unique_lock lock(mutex_);
+  waker_ = nullptr;
+  wait_no_wake(lock);
   waker_ = std::move(waker);
   const bool pending = started_ || ready_.ended || !ready_.chunks.empty();
   if (pending) wake(lock);
@@ -116,6 +127,7 @@ void AsyncResponse::cancel() {
   if (cancelled_) return;
   cancelled_ = true;
   waker_ = nullptr;
+  wait_no_wake(lock);
   std::function<void()> hook = std::exchange(on_cancel_, nullptr);
   lock.unlock();
   if (hook) hook();

@@ -4,6 +4,7 @@
 // Beast stays in the one translation unit that owns the sockets (board_server.cpp).
 #pragma once
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -69,7 +70,10 @@ class AsyncResponse {
   // Runs `hook` once when the client goes away (at once if it already has).
   void set_on_cancel(std::function<void()> hook);
 
-  // Session side: called (from the producer's thread) whenever something new is ready.
+  // Session side: called (from the producer's thread) whenever something new is ready. Returns
+  // only once no earlier waker runs any more (nor is still held by the producer's thread), so
+  // that what a waker holds (the session's executor) can go with the server once the session
+  // has cleared it; cancel() waits the same way.
   void set_waker(std::function<void()> waker);
   // Session side: takes what is ready.
   Ready drain();
@@ -78,8 +82,11 @@ class AsyncResponse {
 
  private:
   void wake(std::unique_lock<std::mutex>& lock);
+  void wait_no_wake(std::unique_lock<std::mutex>& lock);
 
   mutable std::mutex mutex_;
+  std::condition_variable woken_;  // a wake ended
+  int waking_ = 0;                 // wakes running their waker outside the lock
   Ready ready_;
   bool started_ = false;  // respond or begin_stream happened
   bool cancelled_ = false;
