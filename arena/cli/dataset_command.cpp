@@ -2,7 +2,8 @@
 // a model that is to play as agent A, in exactly the tokens A's requests carry. Each input line is
 // one game, {"variant", "fen", "moves": [uci...], "labels": [uci per ply]} (what
 // models/train/datagen.py writes); each output line is one position:
-//   {"variant": ..., "prompt": [token ids A's request sends], "answer": [the label's ids, then EOS]}
+//   {"variant": ..., "prompt": [token ids A's request sends], "answer": [the label's ids, then EOS],
+//    "legal": [[ids of each legal move, as an answer would be written, then EOS]...]}
 // (plus "text" and "move" with --text). The prompts come from the agent itself: its LlmPlayer
 // builds each request as in a game, over a backend that records the request instead of serving
 // it, and the prompt is rendered and tokenized as the engine backend does (M's chat template and
@@ -87,6 +88,13 @@ struct Counts {
   }
 };
 
+// A move's tokens as the model would answer it: the text, then the end of its turn.
+std::vector<engine::TokenId> answer_tokens(const engine::LoadedModel& model, const std::string& move) {
+  auto tokens = model.tokenizer().encode(move, /*add_special=*/false, /*parse_special=*/false);
+  tokens.push_back(model.tokenizer().eos());
+  return tokens;
+}
+
 // The examples of one game, written to `out`; why not when the game cannot be set up at all.
 std::expected<void, std::string> write_game(const nlohmann::json& game_line, agents::Agent& agent,
                                             RecordingBackend& backend, const agents::LlmAgentConfig& llm,
@@ -115,8 +123,8 @@ std::expected<void, std::string> write_game(const nlohmann::json& game_line, age
       counts.refuse(**game, "the label " + labels[ply] + " is not a legal move");
       break;
     }
-    backend.answer =
-        agents::llm::legal_moves_in(**game, notation)[static_cast<size_t>(label - legal.begin())];
+    const auto legal_text = agents::llm::legal_moves_in(**game, notation);
+    backend.answer = legal_text[static_cast<size_t>(label - legal.begin())];
     request.game = (*game)->clone();
     const agents::MoveResult result = agent.start_move(request)->wait();
     if (!result.ok()) {
@@ -124,12 +132,14 @@ std::expected<void, std::string> write_game(const nlohmann::json& game_line, age
                     "the agent did not take the label: " + (result.failure ? result.failure->message : ""));
       break;
     }
-    auto answer = model.tokenizer().encode(backend.answer, /*add_special=*/false, /*parse_special=*/false);
-    answer.push_back(model.tokenizer().eos());
+    const auto answer = answer_tokens(model, backend.answer);
     if (context > 0 && backend.prompt.size() + answer.size() > static_cast<size_t>(context)) {
       ++counts.too_long;
     } else {
-      nlohmann::json line{{"variant", variant}, {"prompt", backend.prompt}, {"answer", answer}};
+      nlohmann::json legal_tokens = nlohmann::json::array();
+      for (const auto& move : legal_text) legal_tokens.push_back(answer_tokens(model, move));
+      nlohmann::json line{
+          {"variant", variant}, {"prompt", backend.prompt}, {"answer", answer}, {"legal", legal_tokens}};
       if (with_text) {
         line["text"] = backend.prompt_text;
         line["move"] = backend.answer;

@@ -1,7 +1,10 @@
 """Trains the arena default model on `arena dataset` examples (the exact tokens of its agent's
 requests), the loss on the answer tokens (the move and the end of the turn) plus, weighted by
 --aux-weight, the next-token loss on the prompt (predicting the legal moves, captures and escapes
-from the board makes the model read the board), and writes the GGUF.
+from the board makes the model read the board) and, weighted by --legal-weight, the legality loss
+(at each answer token, minus the log of the probability that the model gives to the tokens with
+which some legal move goes on from the answer so far: every legal move, not only the label, teaches
+the model to copy from the list), and writes the GGUF.
 
 Resumable: a checkpoint (model, optimizer, step, data order) is written every --save-every steps
 and read back at start. Deterministic for a seed on one machine (torch's CPU kernels may differ
@@ -23,12 +26,26 @@ from gguf_fill import fill, read_layout, read_tensors  # noqa: E402
 from model import Shape, Transformer  # noqa: E402
 
 
+def allowed_tokens(answer, legal):
+    """For each answer position j, the tokens that some legal move (its tokens, then the end of the
+    turn) has at j where its first j tokens are the answer's."""
+    out, live = [], legal
+    for j, token in enumerate(answer):
+        out.append(np.array(sorted({seq[j] for seq in live if len(seq) > j}), dtype=np.int64))
+        live = [seq for seq in live if len(seq) > j and seq[j] == token]
+    return out
+
+
 def load_examples(path):
+    """(variant, prompt + answer ids, answer length, allowed tokens per answer position, the legal
+    moves' ids) for each example."""
     out = []
     with open(path) as f:
         for line in f:
             d = json.loads(line)
-            out.append((d["variant"], np.array(d["prompt"] + d["answer"], dtype=np.int64), len(d["answer"])))
+            legal = d.get("legal", [])
+            out.append((d["variant"], np.array(d["prompt"] + d["answer"], dtype=np.int64), len(d["answer"]),
+                        allowed_tokens(d["answer"], legal), legal))
     return out
 
 
@@ -49,9 +66,11 @@ def batches(examples, tokens_per_batch, rng):
     return out
 
 
-def collate(examples, idx):
+def collate(examples, idx, vocab=None):
     """ids [b, t] (right padded); answer targets [b, t] (-100 except where the answer is
-    predicted) and prompt targets [b, t] (-100 except where the prompt's next token is)."""
+    predicted) and prompt targets [b, t] (-100 except where the prompt's next token is); with the
+    vocabulary's size, the legality targets: (rows, columns, allowed [n, vocab]) of the positions
+    that predict an answer token (None if the examples have no legal moves)."""
     t = max(len(examples[i][1]) for i in idx)
     ids = torch.zeros((len(idx), t), dtype=torch.long)
     targets = torch.full((len(idx), t), -100, dtype=torch.long)
@@ -64,22 +83,45 @@ def collate(examples, idx):
         # the position before each.
         targets[row, n_prompt - 1:len(seq) - 1] = torch.from_numpy(seq[n_prompt:])
         prompt_targets[row, :n_prompt - 1] = torch.from_numpy(seq[1:n_prompt])
-    return ids, targets, prompt_targets
+    if vocab is None or not all(examples[i][4] for i in idx):
+        return ids, targets, prompt_targets, None
+    rows, cols, allowed = [], [], []
+    for row, i in enumerate(idx):
+        seq, n_answer, per_position = examples[i][1], examples[i][2], examples[i][3]
+        for j, tokens in enumerate(per_position):
+            rows.append(row)
+            cols.append(len(seq) - n_answer - 1 + j)
+            mask = torch.zeros(vocab, dtype=torch.bool)
+            mask[torch.from_numpy(tokens)] = True
+            allowed.append(mask)
+    return ids, targets, prompt_targets, (torch.tensor(rows), torch.tensor(cols), torch.stack(allowed))
 
 
 def cross_entropy(logits, targets):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
 
 
-def loss_of(model, ids, targets, prompt_targets, aux_weight):
-    """(loss to train on, the answer's loss, the prompt's loss): the answer's and the prompt's
-    weighted by aux_weight, each a mean over its tokens."""
+def legality_loss(logits, legal):
+    """Mean over the answer's positions of -log P(a token some legal move goes on with)."""
+    rows, cols, allowed = legal
+    at = logits[rows, cols]
+    return (at.logsumexp(-1) - at.masked_fill(~allowed, float("-inf")).logsumexp(-1)).mean()
+
+
+def loss_of(model, ids, targets, prompt_targets, legal, aux_weight, legal_weight):
+    """(loss to train on, the answer's loss, the prompt's loss, the legality loss): the answer's,
+    the prompt's weighted by aux_weight and the legality loss weighted by legal_weight, each a mean
+    over its tokens (None where not computed)."""
     logits = model(ids)
     answer = cross_entropy(logits, targets)
-    if aux_weight == 0:
-        return answer, answer, None
-    prompt = cross_entropy(logits, prompt_targets)
-    return answer + aux_weight * prompt, answer, prompt
+    loss, prompt, legality = answer, None, None
+    if aux_weight != 0:
+        prompt = cross_entropy(logits, prompt_targets)
+        loss = loss + aux_weight * prompt
+    if legal_weight != 0 and legal is not None:
+        legality = legality_loss(logits, legal)
+        loss = loss + legal_weight * legality
+    return loss, answer, prompt, legality
 
 
 def smoothed(prev, x):
@@ -96,7 +138,7 @@ def move_accuracy(model, examples, limit=400):
     total = {}
     for start in range(0, min(limit, len(examples)), 32):
         idx = list(range(start, min(start + 32, limit, len(examples))))
-        ids, targets, _ = collate(examples, idx)
+        ids, targets, _, _ = collate(examples, idx)
         pred = model(ids).argmax(-1)
         ok = ((pred == targets) | (targets == -100)).all(dim=1)
         for row, i in enumerate(idx):
@@ -105,6 +147,33 @@ def move_accuracy(model, examples, limit=400):
             right[fam] = right.get(fam, 0) + int(ok[row])
     model.train()
     return {k: right[k] / total[k] for k in total}
+
+
+@torch.no_grad()
+def free_legality(model, examples, token_text, per_variant=50, max_tokens=8):
+    """Share of examples where the model's greedy answer, nothing constraining it, is a legal move:
+    its tokens up to the end of the turn spell one (what the free-mode agent's answer is, closely).
+    By family (chess, janggi), `per_variant` examples of each, spread over the file."""
+    model.eval()
+    legal_count, total = {}, {}
+    for variant, seq, n_answer, _, legal in examples[::max(1, len(examples) // 400)]:  # across the games
+        fam = "chess" if variant == "chess" else "janggi"
+        if not legal or total.get(fam, 0) >= per_variant:
+            continue
+        eos = seq[-1]
+        spelled = {"".join(token_text[t] for t in move[:-1]) for move in legal}
+        ids = torch.from_numpy(seq[:len(seq) - n_answer]).unsqueeze(0)
+        answer = []
+        for _ in range(max_tokens):
+            token = int(model(ids)[0, -1].argmax())
+            if token == eos:
+                break
+            answer.append(token)
+            ids = torch.cat([ids, torch.tensor([[token]])], dim=1)
+        total[fam] = total.get(fam, 0) + 1
+        legal_count[fam] = legal_count.get(fam, 0) + int("".join(token_text[t] for t in answer) in spelled)
+    model.train()
+    return {k: legal_count[k] / total[k] for k in total}
 
 
 GGUF_NAMES = {"tok_embd.weight": "token_embd.weight", "norm.weight": "output_norm.weight"}
@@ -156,6 +225,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--aux-weight", type=float, default=0.0,
                     help="weight of the next-token loss on the prompt (0: the answer's loss only)")
+    ap.add_argument("--legal-weight", type=float, default=0.0,
+                    help="weight of the legality loss (0: none; needs examples with legal moves)")
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--seed", type=int, default=1)
@@ -164,6 +235,7 @@ def main():
     torch.manual_seed(args.seed)
 
     shape = shape_of(args.template)
+    token_text = read_layout(args.template)[0]["tokenizer.ggml.tokens"]
     model = Transformer(shape)
     if args.init:
         load_gguf_weights(model, args.init)
@@ -193,16 +265,17 @@ def main():
 
     plan = batches(train, args.tokens_per_batch, random.Random(f"{args.seed}-{epoch}"))
     per_epoch = len(plan)
-    started, tokens_done, smooth, smooth_prompt = time.time(), 0, None, None
+    started, tokens_done, smooth, smooth_prompt, smooth_legal = time.time(), 0, None, None, None
     while step < args.steps:
         e, i = divmod(step, per_epoch)
         if e != epoch:
             epoch = e
             plan = batches(train, args.tokens_per_batch, random.Random(f"{args.seed}-{epoch}"))
-        ids, targets, prompt_targets = collate(train, plan[i % len(plan)])
+        ids, targets, prompt_targets, legal = collate(train, plan[i % len(plan)], shape.vocab)
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        loss, answer_loss, prompt_loss = loss_of(model, ids, targets, prompt_targets, args.aux_weight)
+        loss, answer_loss, prompt_loss, legal_loss = loss_of(model, ids, targets, prompt_targets, legal,
+                                                             args.aux_weight, args.legal_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -213,16 +286,23 @@ def main():
         smooth = smoothed(smooth, answer_loss.item())
         if prompt_loss is not None:
             smooth_prompt = smoothed(smooth_prompt, prompt_loss.item())
+        if legal_loss is not None:
+            smooth_legal = smoothed(smooth_legal, legal_loss.item())
         if step % 20 == 0:
             rate = tokens_done / (time.time() - started)
             eta = (args.steps - step) * ids.numel() / rate
             prompt_part = "" if smooth_prompt is None else f" prompt loss {smooth_prompt:.3f}"
+            prompt_part += "" if smooth_legal is None else f" legality loss {smooth_legal:.3f}"
             print(f"step {step}/{args.steps} epoch {epoch} loss {smooth:.3f}{prompt_part} lr {lr_at(step):.2e} "
                   f"{rate:.0f} tokens/s ETA {eta / 60:.1f} min", flush=True)
         if step % args.save_every == 0 or step == args.steps:
             acc = move_accuracy(model, held)
             print(f"step {step}: held-out exact-move agreement "
                   + ", ".join(f"{k} {v:.1%}" for k, v in sorted(acc.items())), flush=True)
+            if held and held[0][4]:
+                free = free_legality(model, held, token_text)
+                print(f"step {step}: held-out greedy free answers legal "
+                      + ", ".join(f"{k} {v:.1%}" for k, v in sorted(free.items())), flush=True)
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "epoch": epoch,
                         "torch_rng": torch.get_rng_state()}, args.checkpoint + ".tmp")
             os.replace(args.checkpoint + ".tmp", args.checkpoint)

@@ -4,12 +4,13 @@
 # the exact tokens the model's agent sends), training, export. Every step resumes where a killed
 # run stopped (delete models/train/work to start over). About 110 minutes on 2 cores (games 11,
 # training 97); models/train/eval.sh then measures the model card's figures.
-#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--context N]
-#                         [--from MODEL.gguf]
+#   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--legal-weight X]
+#                         [--context N] [--from MODEL.gguf]
 # --context is the model's context length (default 1024: janggi's longest prompts pass 512).
 # --from trains on from a model this script made (its weights, shape and tokenizer) instead of
 # random weights and a new tokenizer: how the shipped file was made (models/README.md). --aux-weight
-# adds the next-token loss on the prompt, so weighted, to the loss on the answer.
+# adds the next-token loss on the prompt, so weighted, to the loss on the answer; --legal-weight the
+# legality loss (the probability of the tokens that go on with some legal move: train.py).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -18,6 +19,7 @@ steps=1800
 lr=2e-3
 warmup=100
 aux_weight=0
+legal_weight=0
 context=1024
 from=""
 while (($#)); do
@@ -27,9 +29,10 @@ while (($#)); do
     --lr) lr=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --aux-weight) aux_weight=$2; shift 2 ;;
+    --legal-weight) legal_weight=$2; shift 2 ;;
     --context) context=$2; shift 2 ;;
     --from) from=$(realpath "$2"); shift 2 ;;
-    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--context N] [--from MODEL.gguf]" >&2
+    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--legal-weight X] [--context N] [--from MODEL.gguf]" >&2
       exit 2 ;;
   esac
 done
@@ -84,6 +87,7 @@ done
 echo "== 4. training"
 $py "$here/train.py" --train "$work/games.examples.jsonl" --held-out "$work/held-games.examples.jsonl" \
   --template "$work/template.gguf" --output "$work/model.gguf" --checkpoint "$work/checkpoint.pt" \
-  --steps "$steps" --lr "$lr" --warmup "$warmup" --aux-weight "$aux_weight" --seed "$seed" ${from:+--init "$work/init.gguf"}
+  --steps "$steps" --lr "$lr" --warmup "$warmup" --aux-weight "$aux_weight" \
+  --legal-weight "$legal_weight" --seed "$seed" ${from:+--init "$work/init.gguf"}
 cp "$work/model.gguf" "$root/models/arena-chess-janggi.gguf"
 echo "wrote models/arena-chess-janggi.gguf"

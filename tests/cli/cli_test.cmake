@@ -130,6 +130,18 @@ list(LENGTH answers num_answers)
 if(NOT num_answers EQUAL 4 OR NOT dataset_out MATCHES "\"move\":\"d4\".*\"move\":\"Nf3\".*\"move\":\"71졸61\".*Legal moves:\\\\n[0-9]")  # one move a line, spelled out
   message(FATAL_ERROR "arena dataset wrote:\n${dataset_out}")
 endif()
+# every legal move's tokens, as an answer is written: the start position's 20, the label among them
+file(STRINGS ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl dataset_lines)
+list(GET dataset_lines 0 first_example)
+string(JSON num_legal LENGTH "${first_example}" legal)
+string(JSON first_answer GET "${first_example}" answer)
+string(JSON first_legal GET "${first_example}" legal)
+string(REGEX REPLACE "[ \n]" "" first_answer "${first_answer}")
+string(REGEX REPLACE "[ \n]" "" first_legal "${first_legal}")
+string(FIND "${first_legal}" "${first_answer}" answer_at)
+if(NOT num_legal EQUAL 20 OR answer_at EQUAL -1)
+  message(FATAL_ERROR "arena dataset's legal moves: ${num_legal}, ${first_legal} (answer ${first_answer})")
+endif()
 file(WRITE ${games}.bad "{\"variant\": \"chess\"}\n")
 expect_run(ARGS ${dataset_args} --agent model ${games}.bad -o ${CMAKE_CURRENT_BINARY_DIR}/dataset.jsonl CODE 1
            MATCH "dataset_games.jsonl.bad:1: not a game line")
