@@ -1,10 +1,12 @@
 // `arena bench forward --model M [--prompt-tokens P] [--gen-tokens G] [--streams S] [--threads T]
-// [--repeat R] [--kv-dtype D] [--block-size B]`: each of S sequences evaluates P pseudo-random
+// [--repeat R] [--kv-dtype D] [--block-size B] [--bandwidth]`: each of S sequences evaluates P pseudo-random
 // prompt tokens in one forward pass (prompt processing, tokens/s), then G decode steps each run
 // one forward pass over S rows, a greedy token per sequence (aggregate decode tokens/s, as
 // llama-batched-bench's -npl S; S = 1 is single-stream decode at depth P). The KV cache starts
 // empty (F32 unless --kv-dtype). Each figure is the best of R runs; the CPU seconds the process
-// used alongside show how much of the machine it got. The tokenizer is not needed and not loaded.
+// used alongside show how much of the machine it got. --bandwidth follows each decode step with a
+// read of as many bytes as the step's weights and reports decode's weight GB/s as a fraction of
+// that read's: the bound measured step by step beside the decode. The tokenizer is not needed and not loaded.
 #include "arena/cli/bench_forward.h"
 
 #include <fmt/format.h>
@@ -54,6 +56,9 @@ void add_bench_forward(CLI::App& bench, Action& action) {
       ->check(CLI::IsMember(engine::kv_dtype_names()));
   cmd->add_option("--block-size", flags->options.block_size, "KV block size in tokens")
       ->check(CLI::Range(1, 4096));
+  cmd->add_flag(
+      "--bandwidth", flags->options.bandwidth,
+      "After each decode step, read as many bytes as its weights: decode as a fraction of that bandwidth");
   cmd->callback([flags, &action] { action = [flags] { return run_bench_forward(*flags); }; });
 }
 

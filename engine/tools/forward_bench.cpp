@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <span>
@@ -16,7 +17,9 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/sequence_runner.h"
 #include "engine/model/transformer.h"
+#include "kernels/cpu/machine_peaks.h"
 #include "kernels/cpu/vec_dot_simd.h"
+#include "kernels/thread_pool.h"
 
 namespace engine {
 
@@ -61,6 +64,22 @@ void forward_streams(Transformer& net, PagedKvCache& cache, std::vector<Stream>&
   }
   logits.resize(ids.size() * static_cast<size_t>(net.shape().vocab_size));
   net.forward(batch, cache, logits);
+}
+
+// Bytes of weights one decode step reads: every matrix of the file but the token embedding, which
+// only counts where it is also the output matrix (tied embeddings); one row of it is negligible.
+uint64_t decode_weight_bytes(const gguf::GgufFile& file) {
+  uint64_t bytes = 0, embedding = 0;
+  bool has_output = false;
+  for (const auto& t : file.tensors()) {
+    if (t.name == "token_embd.weight") {
+      embedding = t.data.size();
+      continue;
+    }
+    has_output = has_output || t.name == "output.weight";
+    bytes += t.data.size();
+  }
+  return bytes + (has_output ? 0 : embedding);
 }
 
 // What is wrong with `options` (counts below their minimum), or nothing.
@@ -118,6 +137,21 @@ std::expected<ForwardBenchResult, Error> run_forward_bench(
   std::vector<int32_t> all(static_cast<size_t>(n));
   std::iota(all.begin(), all.end(), 0);
 
+  // The read that follows each decode step (--bandwidth): its own pool of as many threads.
+  const uint64_t step_bytes = decode_weight_bytes(*file);
+  std::unique_ptr<kernels::ThreadPool> read_pool;
+  std::unique_ptr<kernels::ReadStream> read;
+  if (options.bandwidth) {
+    read_pool = std::make_unique<kernels::ThreadPool>(net.num_threads());
+    read = std::make_unique<kernels::ReadStream>(*read_pool, step_bytes);
+    if (!read->ok())
+      return std::unexpected(Error{fmt::format("cannot allocate {} MiB to read", step_bytes >> 20)});
+    report(
+        fmt::format("bandwidth: each decode step reads {:.1f} MB of weights, then {} threads read {:.1f} MB",
+                    static_cast<double>(step_bytes) / 1e6, read_pool->num_threads(),
+                    static_cast<double>(read->bytes()) / 1e6));
+  }
+
   ForwardBenchResult best;
   std::vector<float> logits;
   std::vector<std::vector<int32_t>> step(static_cast<size_t>(n), std::vector<int32_t>(1));
@@ -139,15 +173,17 @@ std::expected<ForwardBenchResult, Error> run_forward_bench(
     const double prompt_s = seconds_since(t0);
     // Decode: every step one batch of n rows, one per stream.
     const double c1 = process_cpu_seconds();
-    const auto t1 = Clock::now();
+    double decode_s = 0, read_s = 0;
     for (int32_t g = 0; g < options.gen_tokens; ++g) {
+      const auto t1 = Clock::now();
       for (int32_t i = 0; i < n; ++i) step[static_cast<size_t>(i)][0] = streams[static_cast<size_t>(i)].next;
       forward_streams(net, cache, streams, all, step, logits);
       for (int32_t i = 0; i < n; ++i)
         streams[static_cast<size_t>(i)].next = argmax(std::span<const float>(logits).subspan(
             static_cast<size_t>(i) * static_cast<size_t>(s.vocab_size), static_cast<size_t>(s.vocab_size)));
+      decode_s += seconds_since(t1);
+      if (read) read_s += read->pass();
     }
-    const double decode_s = seconds_since(t1);
     const double decode_cpu = process_cpu_seconds() - c1;
     const double pp = static_cast<double>(n) * options.prompt_tokens / prompt_s;
     const double tg = options.gen_tokens > 0 ? static_cast<double>(n) * options.gen_tokens / decode_s : 0.0;
@@ -156,12 +192,23 @@ std::expected<ForwardBenchResult, Error> run_forward_bench(
         "{:.3f} s = {:.2f} tok/s ({:.2f} cpu-s)",
         r + 1, n, options.prompt_tokens, prompt_s, pp, c1 - c0, n, options.gen_tokens, decode_s, tg,
         decode_cpu));
+    if (read && options.gen_tokens > 0) {
+      const double decode_gbs = static_cast<double>(step_bytes) * options.gen_tokens / decode_s / 1e9;
+      const double read_gbs = static_cast<double>(read->bytes()) * options.gen_tokens / read_s / 1e9;
+      report(
+          fmt::format("run {}: decode weights {:.1f} GB/s, reads between the steps {:.1f} GB/s: {:.2f} of it",
+                      r + 1, decode_gbs, read_gbs, decode_gbs / read_gbs));
+      if (tg > best.decode_tokens_per_second) best.decode_of_bandwidth = decode_gbs / read_gbs;
+    }
     best.prompt_tokens_per_second = std::max(best.prompt_tokens_per_second, pp);
     best.decode_tokens_per_second = std::max(best.decode_tokens_per_second, tg);
   }
   report(fmt::format(
       "best    prompt processing {:.1f} tok/s, decode {:.2f} tok/s ({} streams, {:.2f} tok/s each)",
       best.prompt_tokens_per_second, best.decode_tokens_per_second, n, best.decode_tokens_per_second / n));
+  if (read)
+    report(fmt::format("best    decode at {:.2f} of the read bandwidth measured between its steps",
+                       best.decode_of_bandwidth));
   return best;
 }
 

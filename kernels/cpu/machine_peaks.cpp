@@ -61,43 +61,57 @@ double measure_peak(ThreadPool& pool, double seconds, Loop loop) {
 
 }  // namespace
 
-double measure_read_bandwidth(ThreadPool& pool, size_t bytes, int repeats) {
-  const size_t words = std::max<size_t>(bytes / sizeof(uint64_t), 1024);
-  const HugeBuffer memory = allocate_huge_buffer(words * sizeof(uint64_t));
-  if (!memory) return 0;
-  auto* const buffer = reinterpret_cast<uint64_t*>(memory.get());
-  const int64_t parts = pool.num_threads();
+ReadStream::ReadStream(ThreadPool& pool, size_t bytes)
+    : pool_(pool),
+      words_(std::max<size_t>(bytes / sizeof(uint64_t), 1024)),
+      memory_(allocate_huge_buffer(words_ * sizeof(uint64_t))) {
+  if (!memory_) return;
+  auto* const buffer = reinterpret_cast<uint64_t*>(memory_.get());
+  const int64_t parts = pool_.num_threads();
   // First touch from the threads that will read each part.
-  pool.run(parts, [&](int64_t p) {
-    const size_t b = words * static_cast<size_t>(p) / static_cast<size_t>(parts);
-    const size_t e = words * static_cast<size_t>(p + 1) / static_cast<size_t>(parts);
+  pool_.run(parts, [&](int64_t p) {
+    const size_t b = words_ * static_cast<size_t>(p) / static_cast<size_t>(parts);
+    const size_t e = words_ * static_cast<size_t>(p + 1) / static_cast<size_t>(parts);
     for (size_t i = b; i < e; ++i) buffer[i] = i;
   });
-  double best = 0;
-  std::atomic<uint64_t> sink{0};
+}
+
+double ReadStream::pass() {
+  if (!memory_) return 0;
+  const auto* const buffer = reinterpret_cast<const uint64_t*>(memory_.get());
+  const int64_t parts = pool_.num_threads();
   const bool vector = detect_simd_level() != SimdLevel::Scalar;
-  for (int r = 0; r < std::max(repeats, 1); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    pool.run(parts, [&](int64_t p) {
-      const size_t b = words * static_cast<size_t>(p) / static_cast<size_t>(parts);
-      const size_t e = words * static_cast<size_t>(p + 1) / static_cast<size_t>(parts);
-      if (vector) {
-        sink += read_stream_loop(buffer + b, e - b);
-        return;
-      }
-      uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      size_t i = b;
-      for (; i + 4 <= e; i += 4) {
-        s0 += buffer[i];
-        s1 += buffer[i + 1];
-        s2 += buffer[i + 2];
-        s3 += buffer[i + 3];
-      }
-      for (; i < e; ++i) s0 += buffer[i];
-      sink += s0 + s1 + s2 + s3;
-    });
-    best = std::max(best, static_cast<double>(words * sizeof(uint64_t)) / seconds_since(t0));
-  }
+  std::atomic<uint64_t> sink{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  pool_.run(parts, [&](int64_t p) {
+    const size_t b = words_ * static_cast<size_t>(p) / static_cast<size_t>(parts);
+    const size_t e = words_ * static_cast<size_t>(p + 1) / static_cast<size_t>(parts);
+    if (vector) {
+      sink += read_stream_loop(buffer + b, e - b);
+      return;
+    }
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = b;
+    for (; i + 4 <= e; i += 4) {
+      s0 += buffer[i];
+      s1 += buffer[i + 1];
+      s2 += buffer[i + 2];
+      s3 += buffer[i + 3];
+    }
+    for (; i < e; ++i) s0 += buffer[i];
+    sink += s0 + s1 + s2 + s3;
+  });
+  const double seconds = seconds_since(t0);
+  sink_ += sink.load();
+  return seconds;
+}
+
+double measure_read_bandwidth(ThreadPool& pool, size_t bytes, int repeats) {
+  ReadStream stream(pool, bytes);
+  if (!stream.ok()) return 0;
+  double best = 0;
+  for (int r = 0; r < std::max(repeats, 1); ++r)
+    best = std::max(best, static_cast<double>(stream.bytes()) / stream.pass());
   return best;
 }
 

@@ -8,9 +8,28 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cpu/huge_buffer.h"
+
 namespace kernels {
 
 class ThreadPool;
+
+// A buffer of about `bytes` (huge pages, each thread's share first touched by that thread) that
+// pass() reads through once with every thread of `pool`: for timing memory reads between other
+// work, as `arena bench forward --bandwidth` does between decode steps.
+class ReadStream {
+ public:
+  ReadStream(ThreadPool& pool, size_t bytes);
+  bool ok() const { return memory_ != nullptr; }  // false when the buffer could not be allocated
+  size_t bytes() const { return words_ * sizeof(uint64_t); }
+  double pass();  // seconds one read of the whole buffer took (0 if !ok())
+
+ private:
+  ThreadPool& pool_;
+  size_t words_;
+  HugeBuffer memory_;
+  uint64_t sink_ = 0;  // the sums, kept so the reads are not optimized away
+};
 
 // Bytes per second read by every thread of `pool` streaming over its share of a `bytes` buffer
 // (best of `repeats` passes).

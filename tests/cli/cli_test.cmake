@@ -155,6 +155,10 @@ expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 5 --gen-tok
 expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 7 --gen-tokens 2 --streams 3 --kv-dtype f16
            --block-size 4 --repeat 2 CODE 0
            MATCH "streams 3, kv f16 in blocks of 4\nrun 1: prompt 3x7 tokens .* decode 3x2 tokens .*\nrun 2: .*\\(3 streams, [0-9.]+ tok/s each\\)")
+# --bandwidth: the read between the decode steps, as many bytes as a step's weights, each run's
+# fraction and the best's.
+expect_run(ARGS bench forward --model ${serve_model} --prompt-tokens 3 --gen-tokens 4 --repeat 1 --bandwidth CODE 0
+           MATCH "bandwidth: each decode step reads [0-9.]+ MB of weights, then [0-9]+ threads read [0-9.]+ MB\n.*run 1: decode weights [0-9.]+ GB/s, reads between the steps [0-9.]+ GB/s: [0-9.]+ of it\n.*best    decode at [0-9.]+ of the read bandwidth")
 expect_run(ARGS bench forward --model ${serve_model} --streams 0 CODE 2 MATCH "^arena bench forward: error: --streams")
 expect_run(ARGS bench forward --model ${serve_model} --kv-dtype q4 CODE 2 MATCH "^arena bench forward: error: --kv-dtype")
 
