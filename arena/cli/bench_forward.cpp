@@ -1,12 +1,13 @@
 // `arena bench forward --model M [--prompt-tokens P] [--gen-tokens G] [--streams S] [--threads T]
-// [--repeat R] [--kv-dtype D] [--block-size B] [--bandwidth]`: each of S sequences evaluates P pseudo-random
-// prompt tokens in one forward pass (prompt processing, tokens/s), then G decode steps each run
-// one forward pass over S rows, a greedy token per sequence (aggregate decode tokens/s, as
-// llama-batched-bench's -npl S; S = 1 is single-stream decode at depth P). The KV cache starts
-// empty (F32 unless --kv-dtype). Each figure is the best of R runs; the CPU seconds the process
-// used alongside show how much of the machine it got. --bandwidth follows each decode step with a
-// read of as many bytes as the step's weights and reports decode's weight GB/s as a fraction of
-// that read's: the bound measured step by step beside the decode. The tokenizer is not needed and not loaded.
+// [--repeat R] [--kv-dtype D] [--block-size B] [--bandwidth]`: each of S sequences evaluates P
+// pseudo-random prompt tokens in one forward pass (prompt processing, tokens/s), then G decode
+// steps each run one forward pass over S rows, a greedy token per sequence (aggregate decode
+// tokens/s, as llama-batched-bench's -npl S; S = 1 is single-stream decode at depth P). The KV
+// cache starts empty (F32 unless --kv-dtype). Each figure is the best of R runs; the CPU seconds
+// the process used alongside show how much of the machine it got. --bandwidth follows each decode
+// step with a read of as many bytes as the step's weights and reports decode's weight GB/s as a
+// fraction of that read's: the bound measured step by step beside the decode. The tokenizer is
+// not needed and not loaded.
 #include "arena/cli/bench_forward.h"
 
 #include <fmt/format.h>
