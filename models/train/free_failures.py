@@ -13,22 +13,18 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model import Transformer  # noqa: E402
-from train import load_examples, load_gguf_weights, shape_of  # noqa: E402
+from train import greedy_answer, load_examples, load_gguf_weights, shape_of  # noqa: E402
 
 
-def outcome(model, seq, n_answer, legal, max_tokens=10):
-    """"legal", or "fail@j" with j the first answer token that no legal move has there."""
-    ids = torch.from_numpy(seq[:len(seq) - n_answer]).unsqueeze(0)
-    live = legal
-    for j in range(max_tokens):
-        token = int(model(ids)[0, -1].argmax())
-        live = [move for move in live if len(move) > j and move[j] == token]
-        if not live:
+def outcome(answer, legal):
+    """"legal" when `answer` is a legal move's tokens (each move ends with the end of the turn),
+    else "fail@j" with j the first position where it stops being the start of one."""
+    if answer in legal:
+        return "legal"
+    for j in range(len(answer)):
+        if not any(move[:j + 1] == answer[:j + 1] for move in legal):
             return f"fail@{j}"
-        if token == seq[-1]:  # the end of the turn, after a whole legal move
-            return "legal"
-        ids = torch.cat([ids, torch.tensor([[token]])], dim=1)
-    return f"fail@{max_tokens}"
+    return f"fail@{len(answer)}"  # a legal move's start, cut off at the token limit
 
 
 def main():
@@ -43,7 +39,8 @@ def main():
         for variant, seq, n_answer, _, legal in held[::max(1, len(held) // 400)]:
             fam = "chess" if variant == "chess" else "janggi"
             if legal and sum(counts[fam].values()) < 100:
-                counts[fam][outcome(model, seq, n_answer, legal)] += 1
+                answer = greedy_answer(model, seq[:len(seq) - n_answer], seq[-1], max_tokens=10)
+                counts[fam][outcome(answer, legal)] += 1
     for fam, c in sorted(counts.items()):
         print(fam, ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
 

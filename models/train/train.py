@@ -150,6 +150,17 @@ def move_accuracy(model, examples, limit=400):
 
 
 @torch.no_grad()
+def greedy_answer(model, prompt, eos, max_tokens):
+    """The model's greedy tokens after `prompt` (ids), nothing constraining them: up to and with
+    the end of the turn `eos`, or `max_tokens` of them."""
+    ids = torch.from_numpy(prompt).unsqueeze(0)
+    answer = []
+    while len(answer) < max_tokens and (not answer or answer[-1] != eos):
+        answer.append(int(model(ids)[0, -1].argmax()))
+        ids = torch.cat([ids, torch.tensor([[answer[-1]]])], dim=1)
+    return answer
+
+
 def free_legality(model, examples, token_text, per_variant=50, max_tokens=8):
     """Share of examples where the model's greedy answer, nothing constraining it, is a legal move:
     its tokens up to the end of the turn spell one (what the free-mode agent's answer is, closely).
@@ -162,14 +173,7 @@ def free_legality(model, examples, token_text, per_variant=50, max_tokens=8):
             continue
         eos = seq[-1]
         spelled = {"".join(token_text[t] for t in move[:-1]) for move in legal}
-        ids = torch.from_numpy(seq[:len(seq) - n_answer]).unsqueeze(0)
-        answer = []
-        for _ in range(max_tokens):
-            token = int(model(ids)[0, -1].argmax())
-            if token == eos:
-                break
-            answer.append(token)
-            ids = torch.cat([ids, torch.tensor([[token]])], dim=1)
+        answer = [t for t in greedy_answer(model, seq[:len(seq) - n_answer], eos, max_tokens) if t != eos]
         total[fam] = total.get(fam, 0) + 1
         legal_count[fam] = legal_count.get(fam, 0) + int("".join(token_text[t] for t in answer) in spelled)
     model.train()
