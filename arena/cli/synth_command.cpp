@@ -22,7 +22,7 @@ namespace arena::cli {
 namespace {
 
 struct SynthFlags {
-  std::string arch, shape, dtype, tokenizer, corpus, output, name;
+  std::string arch, shape, dtype, tokenizer, corpus, user_tokens, output, name;
   int64_t layers = 0, embd = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, context = 0,
           sliding_window = 0, experts = 0, experts_used = 0, expert_ffn = 0, shared_ffn = 0, longrope = 0;
   float rope_base = 0, rms_eps = 0, attn_softcap = 0, final_softcap = 0;
@@ -108,6 +108,7 @@ int run(const SynthFlags& f, const CLI::App& cmd) {
   options.seed = f.seed;
   options.tokenizer_path = f.tokenizer;
   options.corpus_path = f.corpus;
+  options.user_tokens_path = f.user_tokens;
   options.output_path = f.output;
   options.name = f.name;
   options.num_threads = f.threads;
@@ -204,6 +205,11 @@ void add_synth_command(CLI::App& root, Action& action) {
                   "Learn the built-in tokenizer's merges from this text file instead of the built-in corpus")
       ->check(CLI::ExistingFile)
       ->excludes("--tokenizer");
+  cmd->add_option("--user-tokens", f.user_tokens,
+                  "Add one USER_DEFINED token per line of this UTF-8 file to the vocabulary (the built-in "
+                  "one after its special tokens, or --tokenizer's after its tokens; --vocab counts them): "
+                  "each is split out of any text before BPE, so it is always one token")
+      ->check(CLI::ExistingFile);
   cmd->add_option(
          "--dtype", f.dtype,
          "Weight type: f32, f16, bf16, q8_0 or q4_k. Norms and biases stay f32. q4_k: Q4_K weights with a "

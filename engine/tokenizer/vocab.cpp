@@ -15,6 +15,10 @@ namespace engine {
 
 namespace {
 
+uint16_t prefix_key(char a, char b) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(a) << 8 | static_cast<uint8_t>(b));
+}
+
 constexpr const char* kTokensKey = "tokenizer.ggml.tokens";
 constexpr const char* kScoresKey = "tokenizer.ggml.scores";
 constexpr const char* kTypesKey = "tokenizer.ggml.token_type";
@@ -199,6 +203,13 @@ void Vocab::mark_special_tokens(const gguf::GgufFile& file) {
     if (attrs_[t] & (kAttrControl | kAttrUserDefined | kAttrUnknown)) special_tokens_.push_back(t);
   std::stable_sort(special_tokens_.begin(), special_tokens_.end(),
                    [&](TokenId a, TokenId b) { return texts_[a].size() > texts_[b].size(); });
+  for (uint32_t k = 0; k < special_tokens_.size(); ++k) {
+    const std::string& t = texts_[special_tokens_[k]];
+    if (t.size() >= 2)
+      specials_by_prefix_[prefix_key(t[0], t[1])].push_back(k);
+    else if (t.size() == 1)
+      one_byte_specials_.push_back(k);  // an empty text is never split out
+  }
 
   // Phi-3's special tokens swallow the whitespace after them (llama.cpp keys this on the name).
   const std::string name = base::to_lower(file.get_string("general.name").value_or(""));
@@ -215,15 +226,31 @@ TokenId Vocab::find(std::string_view text) const {
   return index_.find(text, texts_);
 }
 
+std::vector<bool> Vocab::specials_in(std::string_view text) const {
+  std::vector<bool> present(special_tokens_.size(), false);
+  for (const uint32_t k : one_byte_specials_)
+    present[k] = text.find(texts_[special_tokens_[k]][0]) != std::string_view::npos;
+  if (specials_by_prefix_.empty()) return present;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    const auto bucket = specials_by_prefix_.find(prefix_key(text[i], text[i + 1]));
+    if (bucket == specials_by_prefix_.end()) continue;
+    for (const uint32_t k : bucket->second)
+      if (!present[k] && text.substr(i).starts_with(texts_[special_tokens_[k]])) present[k] = true;
+  }
+  return present;
+}
+
 std::vector<TextFragment> Vocab::partition(std::string_view text, bool parse_special) const {
   std::vector<TextFragment> fragments;
   if (text.empty()) return fragments;
   fragments.push_back({-1, 0, text.size()});
   const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
 
-  for (const TokenId special : special_tokens_) {
+  const std::vector<bool> present = specials_in(text);
+  for (size_t k = 0; k < special_tokens_.size(); ++k) {
+    const TokenId special = special_tokens_[k];
     const uint32_t attr = attrs_[special];
-    if (!parse_special && (attr & (kAttrControl | kAttrUnknown))) continue;
+    if (!present[k] || (!parse_special && (attr & (kAttrControl | kAttrUnknown)))) continue;
     const std::string& needle = texts_[special];
     std::vector<TextFragment> next;
     next.reserve(fragments.size());

@@ -91,12 +91,18 @@ class Vocab {
   std::expected<void, Error> read_tokens(const gguf::GgufFile& file);
   std::expected<void, Error> read_special_ids(const gguf::GgufFile& file, const VocabDefaults& defaults);
   void mark_special_tokens(const gguf::GgufFile& file);
+  // For each of special_tokens_, whether `text` holds it anywhere.
+  std::vector<bool> specials_in(std::string_view text) const;
 
   std::vector<std::string> texts_;
   std::vector<float> scores_;
   std::vector<uint32_t> attrs_;
   TokenIndex index_;
   std::vector<TokenId> special_tokens_;  // control / user-defined / unknown, longest text first
+  // Positions in special_tokens_ by their text's first two bytes, and those of one byte: a text is
+  // searched once for them all, not once per token (a model may have thousands of user tokens).
+  std::unordered_map<uint16_t, std::vector<uint32_t>> specials_by_prefix_;
+  std::vector<uint32_t> one_byte_specials_;
   std::unordered_set<TokenId> eog_;
   TokenId bos_ = -1, eos_ = -1, unk_ = -1;
   bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false, clean_spaces_ = false;

@@ -99,16 +99,23 @@ class Transformer(nn.Module):
                 std = 0.02 / math.sqrt(2 * s.layers) if name.endswith(("wo.weight", "w_down.weight")) else 0.02
                 nn.init.normal_(p, 0.0, std)
 
-    def forward(self, ids, pad_mask=None):
-        """ids: [batch, seq]; pad_mask: [batch, seq] True for real tokens (right padding). Logits of
-        every position; the output projection is the token embedding (tied)."""
+    def hidden(self, ids):
+        """ids: [batch, seq] (right padded). The final normed hidden state of every position."""
         t = ids.shape[1]
         mask = torch.full((t, t), float("-inf")).triu(1)
         x = self.tok_embd(ids)
         cos, sin = self.cos[:t], self.sin[:t]
         for blk in self.blocks:
             x = blk(x, cos, sin, mask)
-        return self.norm(x) @ self.tok_embd.weight.T
+        return self.norm(x)
+
+    def logits(self, h):
+        """Logits of hidden states: the output projection is the token embedding (tied)."""
+        return h @ self.tok_embd.weight.T
+
+    def forward(self, ids):
+        """ids: [batch, seq] (right padded). Logits of every position."""
+        return self.logits(self.hidden(ids))
 
     def num_params(self):
         return sum(p.numel() for p in self.parameters())

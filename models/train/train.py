@@ -101,25 +101,29 @@ def cross_entropy(logits, targets):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
 
 
-def legality_loss(logits, legal):
-    """Mean over the answer's positions of -log P(a token some legal move goes on with)."""
-    rows, cols, allowed = legal
-    at = logits[rows, cols]
+def legality_loss(at, allowed):
+    """Mean over the answer's positions (`at`: their logits) of -log P(a token some legal move goes on with)."""
     return (at.logsumexp(-1) - at.masked_fill(~allowed, float("-inf")).logsumexp(-1)).mean()
 
 
 def loss_of(model, ids, targets, prompt_targets, legal, aux_weight, legal_weight):
     """(loss to train on, the answer's loss, the prompt's loss, the legality loss): the answer's,
     the prompt's weighted by aux_weight and the legality loss weighted by legal_weight, each a mean
-    over its tokens (None where not computed)."""
-    logits = model(ids)
-    answer = cross_entropy(logits, targets)
+    over its tokens (None where not computed). Without the prompt's loss, logits are computed only
+    at the positions that predict an answer token (the vocabulary is most of the cost there)."""
+    h = model.hidden(ids)
+    at_answer = targets != -100
+    answer_logits = model.logits(h[at_answer])
+    answer = F.cross_entropy(answer_logits, targets[at_answer])
     loss, prompt, legality = answer, None, None
     if aux_weight != 0:
-        prompt = cross_entropy(logits, prompt_targets)
+        prompt = cross_entropy(model.logits(h), prompt_targets)
         loss = loss + aux_weight * prompt
     if legal_weight != 0 and legal is not None:
-        legality = legality_loss(logits, legal)
+        rows, cols, allowed = legal
+        index = torch.full(targets.shape, -1, dtype=torch.long)
+        index[at_answer] = torch.arange(answer_logits.shape[0])
+        legality = legality_loss(answer_logits[index[rows, cols]], allowed)
         loss = loss + legal_weight * legality
     return loss, answer, prompt, legality
 

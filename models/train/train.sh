@@ -5,12 +5,14 @@
 # run stopped (delete models/train/work to start over). About 110 minutes on 2 cores (games 11,
 # training 97); models/train/eval.sh then measures the model card's figures.
 #   models/train/train.sh [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--legal-weight X]
-#                         [--context N] [--from MODEL.gguf]
+#                         [--context N] [--from MODEL.gguf] [--move-tokens]
 # --context is the model's context length (default 1024: janggi's longest prompts pass 512).
 # --from trains on from a model this script made (its weights, shape and tokenizer) instead of
 # random weights and a new tokenizer: how the shipped file was made (models/README.md). --aux-weight
 # adds the next-token loss on the prompt, so weighted, to the loss on the answer; --legal-weight the
 # legality loss (the probability of the tokens that go on with some legal move: train.py).
+# --move-tokens makes every move listed in the games' prompts one token of the vocabulary
+# (move_tokens.py, grow_vocab.py): how the fifth stage was made from the fourth (models/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -22,6 +24,7 @@ aux_weight=0
 legal_weight=0
 context=1024
 from=""
+move_tokens=""
 while (($#)); do
   case $1 in
     --seed) seed=$2; shift 2 ;;
@@ -32,7 +35,8 @@ while (($#)); do
     --legal-weight) legal_weight=$2; shift 2 ;;
     --context) context=$2; shift 2 ;;
     --from) from=$(realpath "$2"); shift 2 ;;
-    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--legal-weight X] [--context N] [--from MODEL.gguf]" >&2
+    --move-tokens) move_tokens=1; shift ;;
+    *) echo "usage: $0 [--seed N] [--steps N] [--lr X] [--warmup N] [--aux-weight X] [--legal-weight X] [--context N] [--from MODEL.gguf] [--move-tokens]" >&2
       exit 2 ;;
   esac
 done
@@ -49,26 +53,44 @@ echo "== 1. games (positions labelled by a 4000-node search)"
 $py "$here/datagen.py" --out "$work/games" --workers 2 --games-per-worker 800 --seed "$seed"
 $py "$here/datagen.py" --out "$work/held-games" --workers 2 --games-per-worker 40 --seed "$((seed + 1000))"
 
-echo "== 2. tokenizer: byte-level BPE learned from the agent's prompts"
-if [[ -n "$from" && ! -f "$work/template.gguf" ]]; then
-  cp "$from" "$work/init.gguf"  # a copy: the run may end by overwriting the file it came from
-  cp "$from" "$work/template.gguf"
-elif [[ ! -f "$work/template.gguf" ]]; then
-  "$arena" synth --arch llama --shape tiny --dtype f32 --seed 1 -o "$work/builtin-vocab.gguf" > /dev/null
-  # head reads the files itself: `cat | head` fails under pipefail when head closes the pipe early
-  head -q -n 100 "$work/games/games-0.jsonl" "$work/games/games-1.jsonl" > "$work/corpus-games.jsonl"
-  "$arena" dataset --config "$config" --agent model --model "$work/builtin-vocab.gguf" --text \
-    "$work/corpus-games.jsonl" -o "$work/corpus.jsonl"
-  $py -c 'import json, sys
+echo "== 2. tokenizer: byte-level BPE learned from the agent's prompts${move_tokens:+, each listed move one token}"
+shape=(--arch llama --layers 4 --embd 192 --heads 6 --kv-heads 2 --ffn 512 --tied)
+if [[ ! -f "$work/template.gguf" ]]; then
+  if [[ -n "$from" ]]; then
+    cp "$from" "$work/init.gguf"  # a copy: the run may end by overwriting the file it came from
+    base="$work/init.gguf"
+  else
+    "$arena" synth --arch llama --shape tiny --dtype f32 --seed 1 -o "$work/builtin-vocab.gguf" > /dev/null
+    # head reads the files itself: `cat | head` fails under pipefail when head closes the pipe early
+    head -q -n 100 "$work/games/games-0.jsonl" "$work/games/games-1.jsonl" > "$work/corpus-games.jsonl"
+    "$arena" dataset --config "$config" --agent model --model "$work/builtin-vocab.gguf" --text \
+      "$work/corpus-games.jsonl" -o "$work/corpus.jsonl"
+    $py -c 'import json, sys
 with open(sys.argv[2], "w") as out:
     for line in open(sys.argv[1]):
         d = json.loads(line)
         out.write((d["text"] + d["move"]).replace("<|im_start|>", "").replace("<|im_end|>", "") + "\n")
 ' "$work/corpus.jsonl" "$work/corpus.txt"
-  "$arena" synth --arch llama --layers 4 --embd 192 --heads 6 --kv-heads 2 --ffn 512 --vocab 1024 \
-    --context "$context" --tied --corpus "$work/corpus.txt" --dtype f16 --seed 1 --name arena-chess-janggi \
-    -o "$work/template.gguf.part"
-  mv "$work/template.gguf.part" "$work/template.gguf"
+    "$arena" synth "${shape[@]}" --vocab 1024 --context "$context" --corpus "$work/corpus.txt" --dtype f16 \
+      --seed 1 --name arena-chess-janggi -o "$work/bpe.gguf"
+    base="$work/bpe.gguf"
+  fi
+  if [[ -n "$move_tokens" ]]; then
+    # Every move the games' prompts list becomes a user-defined token after the BPE vocabulary (a
+    # --from model's embeddings for them start as the mean of the pieces it spelled them with).
+    "$arena" dataset --config "$config" --agent model --model "$base" --text "$work"/games/games-*.jsonl \
+      -o "$work/moves-text.jsonl"
+    $py "$here/move_tokens.py" "$work/moves-text.jsonl" > "$work/moves.txt"
+    "$arena" synth "${shape[@]}" --context "$context" --tokenizer "$base" --user-tokens "$work/moves.txt" \
+      --dtype f16 --seed 1 --name arena-chess-janggi -o "$work/template.gguf.part"
+    if [[ -n "$from" ]]; then
+      $py "$here/grow_vocab.py" "$base" "$work/moves-text.jsonl" "$work/template.gguf.part" "$work/grown.gguf"
+      mv "$work/grown.gguf" "$work/init.gguf"
+    fi
+    mv "$work/template.gguf.part" "$work/template.gguf"
+  else
+    cp "$base" "$work/template.gguf"
+  fi
 fi
 # A model trained on keeps its weights and tokenizer; its context may grow (rotary positions).
 $py -c 'import sys; sys.path.insert(0, sys.argv[1]); from gguf_fill import set_context

@@ -3,8 +3,10 @@
 // the pre-tokenizer and BPE learning behind it, and the project's tokenizer round-tripping it.
 #include "engine/tools/synth/synth_vocab.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -194,4 +196,67 @@ TEST_CASE("The project's tokenizer reads the built-in vocabulary and round-trips
   CHECK(tok.is_end_of_generation(tok.eos()));
   CHECK_FALSE(tok.is_control(1023));  // a reserved (unused) padding token
   std::filesystem::remove(options.output_path);
+}
+
+TEST_CASE("User tokens are whole tokens in any text, in a built-in or a copied vocabulary", "[engine]") {
+  const auto moves_path = synth_temp_path("user_tokens.txt");
+  {
+    std::ofstream out(moves_path, std::ios::binary);
+    out << "Nf3\nNf3+\n\n08\xEB\xA7\x88"
+           "87\n";  // a blank line is skipped; 08마87 is a janggi move
+  }
+  auto builtin = tiny_synth_options(Arch::Llama, SynthDtype::F16, "user_tokens_builtin.gguf");
+  builtin.user_tokens_path = moves_path;
+  REQUIRE(synth::synthesize(builtin));
+  auto copied = tiny_synth_options(Arch::Llama, SynthDtype::F16, "user_tokens_copied.gguf");
+  auto plain = tiny_synth_options(Arch::Llama, SynthDtype::F16, "user_tokens_plain.gguf");
+  REQUIRE(synth::synthesize(plain));
+  copied.tokenizer_path = plain.output_path;
+  copied.shape.vocab = 0;
+  copied.user_tokens_path = moves_path;
+  auto grown = synth::synthesize(copied);
+  REQUIRE(grown.has_value());
+  CHECK(grown->shape.vocab == 1027);  // the source's 1,024 and three more
+
+  for (const auto& path : {builtin.output_path, copied.output_path}) {
+    auto f = GgufFile::open(path);
+    REQUIRE(f.has_value());
+    auto tokenizer = engine::Tokenizer::from_gguf(*f);
+    REQUIRE(tokenizer.has_value());
+    const auto& tok = **tokenizer;
+    const std::string text =
+        "Legal moves:\nNf3\nNf3+\n08\xEB\xA7\x88"
+        "87\nLast move: Nf3.";
+    const auto ids = tok.encode(text, false, false);
+    CHECK(tok.decode(ids) == text);
+    for (const std::string move : {"Nf3", "Nf3+",
+                                   "08\xEB\xA7\x88"
+                                   "87"}) {
+      const auto one = tok.encode(move, false, false);
+      REQUIRE(one.size() == 1);
+      CHECK(tok.token_to_piece(one[0]) == move);
+      CHECK(std::count(ids.begin(), ids.end(), one[0]) == (move == "Nf3" ? 2 : 1));
+    }
+  }
+
+  {
+    std::ofstream out(moves_path, std::ios::binary);
+    out << "e4\nd4\ne4\n";
+  }
+  auto twice = synth::synthesize(builtin);
+  REQUIRE_FALSE(twice.has_value());
+  CHECK(twice.error().message.find("user_tokens.txt:3: the user token 'e4' is listed twice") !=
+        std::string::npos);
+  {
+    std::ofstream out(moves_path, std::ios::binary);
+    out << "<|im_end|>\n";
+  }
+  auto known = synth::synthesize(copied);
+  REQUIRE_FALSE(known.has_value());
+  CHECK(known.error().message.find("already has the user token '<|im_end|>'") != std::string::npos);
+  CHECK(synth::build_builtin_vocab(260, "abc", std::vector<std::string>{"x1", "y2"})
+            .error()
+            .message.find("+ 2 user tokens = 261 at least") != std::string::npos);
+  for (const auto& p : {builtin.output_path, copied.output_path, plain.output_path, moves_path})
+    std::filesystem::remove(p);
 }

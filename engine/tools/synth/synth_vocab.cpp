@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 
@@ -35,11 +36,14 @@ std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens) {
   return build_builtin_vocab(num_tokens, builtin_corpus());
 }
 
-std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::string_view corpus) {
-  if (num_tokens < kMinBuiltinVocab)
+std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::string_view corpus,
+                                                     std::span<const std::string> user_tokens) {
+  const int64_t num_user = static_cast<int64_t>(user_tokens.size());
+  if (num_tokens < kMinBuiltinVocab + num_user)
     return std::unexpected(Error{fmt::format(
-        "vocab {} is too small for the built-in tokenizer (256 byte tokens + 3 special tokens = {} at least)",
-        num_tokens, kMinBuiltinVocab)});
+        "vocab {} is too small for the built-in tokenizer (256 byte tokens + 3 special tokens + {} user "
+        "tokens = {} at least)",
+        num_tokens, num_user, kMinBuiltinVocab + num_user)});
 
   Vocabulary v;
   v.tokens.reserve(static_cast<size_t>(num_tokens));
@@ -49,7 +53,7 @@ std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::st
   }
 
   const auto merges =
-      learn_merges(corpus_word_counts(corpus), static_cast<size_t>(num_tokens - kMinBuiltinVocab));
+      learn_merges(corpus_word_counts(corpus), static_cast<size_t>(num_tokens - kMinBuiltinVocab - num_user));
   std::unordered_set<std::string> known(v.tokens.begin(), v.tokens.end());
   for (const auto& m : merges) {
     v.merges.push_back(m.left + " " + m.right);
@@ -69,6 +73,7 @@ std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::st
   add("<|im_start|>", TokenType::Control);
   v.eos = add("<|im_end|>", TokenType::Control);
   v.padding = v.bos;
+  for (const auto& text : user_tokens) add(text, TokenType::UserDefined);
   // Padding tokens are UNUSED, as Qwen's [PAD] tokens are: llama.cpp (and our tokenizer) scan every
   // control token's text when splitting special tokens out of a prompt, so 150k control tokens
   // would make tokenizing a prompt some 400 times slower.
@@ -91,13 +96,35 @@ void write_vocab(const Vocabulary& vocab, gguf::GgufWriter& writer) {
   writer.set_string("tokenizer.chat_template", vocab.chat_template);
 }
 
-std::expected<int64_t, Error> copy_tokenizer(const gguf::GgufFile& source, gguf::GgufWriter& writer) {
-  const auto tokens = source.get_string_array("tokenizer.ggml.tokens");
+std::expected<int64_t, Error> copy_tokenizer(const gguf::GgufFile& source, gguf::GgufWriter& writer,
+                                             std::span<const std::string> user_tokens) {
+  auto tokens = source.get_string_array("tokenizer.ggml.tokens");
   if (!tokens || tokens->empty())
     return std::unexpected(Error{
         fmt::format("{}: no tokenizer.ggml.tokens string array: not a vocabulary file", source.path())});
   for (const auto& [key, value] : source.metadata())
     if (key.starts_with("tokenizer.")) writer.set(key, value);
+  if (user_tokens.empty()) return static_cast<int64_t>(tokens->size());
+
+  const size_t num_source = tokens->size();
+  const std::unordered_set<std::string> known(tokens->begin(), tokens->end());
+  for (const auto& text : user_tokens) {
+    if (known.contains(text))
+      return std::unexpected(Error{fmt::format("{} already has the user token '{}'", source.path(), text)});
+    tokens->push_back(text);
+  }
+  std::vector<int32_t> types(num_source, static_cast<int32_t>(TokenType::Normal));
+  if (auto source_types = source.get_int_array("tokenizer.ggml.token_type"))
+    for (size_t i = 0; i < std::min(num_source, source_types->size()); ++i)
+      types[i] = static_cast<int32_t>((*source_types)[i]);
+  types.resize(tokens->size(), static_cast<int32_t>(TokenType::UserDefined));
+  writer.set_string_array("tokenizer.ggml.tokens", *tokens);
+  writer.set_i32_array("tokenizer.ggml.token_type", types);
+  if (auto scores = source.get_float_array("tokenizer.ggml.scores")) {
+    std::vector<float> f(scores->begin(), scores->end());
+    f.resize(tokens->size(), 0.0f);
+    writer.set_f32_array("tokenizer.ggml.scores", f);
+  }
   return static_cast<int64_t>(tokens->size());
 }
 

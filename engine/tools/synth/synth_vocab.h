@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,16 +49,21 @@ const std::string& chatml_template();
 // tokens learned from the built-in corpus, then <|endoftext|>, <|im_start|>, <|im_end|>, then
 // <|reserved_N|> tokens of type Unused (like Qwen's [PAD] tokens) once the corpus has no pair left
 // to merge. `corpus` replaces the built-in corpus (a vocabulary made for one kind of text, such as
-// a trained model's prompts). Deterministic.
-std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::string_view corpus);
+// a trained model's prompts). `user_tokens` follow the special tokens as USER_DEFINED tokens, kept
+// as raw UTF-8 text: the tokenizer splits them out of any text before BPE, longest first (llama.cpp
+// does the same), so each is always one token; they count in `num_tokens`. Deterministic.
+std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens, std::string_view corpus,
+                                                     std::span<const std::string> user_tokens = {});
 std::expected<Vocabulary, Error> build_builtin_vocab(int64_t num_tokens);
 
 // Writes tokenizer.ggml.model "gpt2", pre "qwen2", tokens, token_type, merges, special ids,
 // add_bos_token false, and tokenizer.chat_template.
 void write_vocab(const Vocabulary& vocab, gguf::GgufWriter& writer);
 
-// Copies every tokenizer.* key of `source` into `writer`; returns the number of tokens, or an
-// error naming the file when it has no tokenizer.ggml.tokens string array.
-std::expected<int64_t, Error> copy_tokenizer(const gguf::GgufFile& source, gguf::GgufWriter& writer);
+// Copies every tokenizer.* key of `source` into `writer`, with `user_tokens` appended as
+// USER_DEFINED tokens (score 0); returns the number of tokens, or an error naming the file when it
+// has no tokenizer.ggml.tokens string array or already has one of the user tokens.
+std::expected<int64_t, Error> copy_tokenizer(const gguf::GgufFile& source, gguf::GgufWriter& writer,
+                                             std::span<const std::string> user_tokens = {});
 
 }  // namespace engine::synth

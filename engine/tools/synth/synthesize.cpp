@@ -14,6 +14,7 @@
 #include <iterator>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 
 #include "engine/gguf/gguf_file.h"
 #include "engine/tools/gguf_writer.h"
@@ -27,6 +28,37 @@
 namespace engine::synth {
 
 namespace {
+
+// The whole of the file at `path` into `out` (nothing when `path` is empty); an empty file is an error.
+std::expected<void, Error> read_text(const std::string& path, std::string_view what, std::string& out) {
+  if (path.empty()) return {};
+  std::ifstream in(path, std::ios::binary);
+  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return std::unexpected(Error{fmt::format("cannot read {} {}", what, path)});
+  if (out.empty()) return std::unexpected(Error{fmt::format("{} {} is empty", what, path)});
+  return {};
+}
+
+// One user-defined token a line; blank lines are skipped, a repeated token is an error (file:line).
+std::expected<std::vector<std::string>, Error> user_token_lines(std::string_view text,
+                                                                const std::string& path) {
+  std::vector<std::string> tokens;
+  std::unordered_set<std::string_view> seen;
+  size_t line = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view token = text.substr(start, end - start);
+    if (token.ends_with('\r')) token.remove_suffix(1);
+    ++line;
+    start = end + 1;
+    if (token.empty()) continue;
+    if (!seen.insert(token).second)
+      return std::unexpected(
+          Error{fmt::format("{}:{}: the user token '{}' is listed twice", path, line, token)});
+    tokens.emplace_back(token);
+  }
+  return tokens;
+}
 
 constexpr size_t kBatchBytes = size_t{64} << 20;  // quantized bytes produced per batch
 constexpr int64_t kRowsPerTask = 16;              // rows a worker takes at a time
@@ -203,10 +235,15 @@ std::expected<SynthResult, Error> synthesize(const SynthOptions& options, const 
   write_model_metadata(shape, options.dtype, name, writer);
 
   // The vocabulary decides the number of embedding rows.
+  std::string user_text;
+  if (auto ok = read_text(options.user_tokens_path, "the user tokens file", user_text); !ok)
+    return std::unexpected(ok.error());
+  auto user_tokens = user_token_lines(user_text, options.user_tokens_path);
+  if (!user_tokens) return std::unexpected(user_tokens.error());
   if (!options.tokenizer_path.empty()) {
     auto source = gguf::GgufFile::open(options.tokenizer_path);
     if (!source) return std::unexpected(source.error());
-    auto num_tokens = copy_tokenizer(*source, writer);
+    auto num_tokens = copy_tokenizer(*source, writer, *user_tokens);
     if (!num_tokens) return std::unexpected(num_tokens.error());
     if (options.vocab_given && shape.vocab != *num_tokens)
       return std::unexpected(
@@ -216,13 +253,9 @@ std::expected<SynthResult, Error> synthesize(const SynthOptions& options, const 
   } else {
     if (shape.vocab <= 0) return std::unexpected(Error{"give --vocab N or --tokenizer VOCAB.gguf"});
     std::string corpus;
-    if (!options.corpus_path.empty()) {
-      std::ifstream in(options.corpus_path, std::ios::binary);
-      corpus.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (!in && !in.eof()) return std::unexpected(Error{"cannot read the corpus " + options.corpus_path});
-      if (corpus.empty()) return std::unexpected(Error{"the corpus " + options.corpus_path + " is empty"});
-    }
-    auto vocab = build_builtin_vocab(shape.vocab, corpus.empty() ? builtin_corpus() : corpus);
+    if (auto ok = read_text(options.corpus_path, "the corpus", corpus); !ok)
+      return std::unexpected(ok.error());
+    auto vocab = build_builtin_vocab(shape.vocab, corpus.empty() ? builtin_corpus() : corpus, *user_tokens);
     if (!vocab) return std::unexpected(vocab.error());
     write_vocab(*vocab, writer);
   }
