@@ -12,7 +12,7 @@
 # adds the next-token loss on the prompt, so weighted, to the loss on the answer; --legal-weight the
 # legality loss (the probability of the tokens that go on with some legal move: train.py).
 # --move-tokens makes every move listed in the games' prompts one token of the vocabulary
-# (move_tokens.py, grow_vocab.py): how the fifth stage was made from the fourth (models/README.md).
+# (move_tokens.py, grow_vocab.py): the move-token run of models/README.md, not shipped.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -25,10 +25,9 @@ struct SynthOptions {
   bool vocab_given = false;  // shape.vocab came from --vocab and must agree with a tokenizer file
   SynthDtype dtype = SynthDtype::F16;
   uint64_t seed = 0;
-  std::string tokenizer_path;  // a GGUF whose tokenizer.* keys to copy; empty: the built-in vocabulary
-  std::string corpus_path;     // the built-in vocabulary's merges learned from this text file instead
-  std::string
-      user_tokens_path;  // one USER_DEFINED token a line, after the built-in vocabulary's special tokens
+  std::string tokenizer_path;    // a GGUF whose tokenizer.* keys to copy; empty: the built-in vocabulary
+  std::string corpus_path;       // the built-in vocabulary's merges learned from this text file instead
+  std::string user_tokens_path;  // one USER_DEFINED token a line, appended to the vocabulary
   std::string output_path;
   std::string name;     // general.name; empty: "synth-<shape>-<dtype>"
   int num_threads = 0;  // 0: every core
